@@ -1,0 +1,83 @@
+// Package store keeps flexd's history: every epoch's request, decision,
+// per-job allocations with their reasons, and each cluster's state across
+// epochs; and the API tokens. Implementations: package store/memory
+// (bounded, the default) and store/postgres (pgx v5 pool). Consumers define
+// the interface they need; the types and errors here are shared by both.
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors the implementations return, so callers can map them to HTTP status
+// codes without knowing the backend.
+var (
+	// ErrNotFound: no such epoch or token.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict: the (cluster, epoch) is stored with a different request,
+	// or the epoch is below the cluster's latest and was never stored.
+	ErrConflict = errors.New("conflict")
+	// ErrStaleState: the cluster's state moved on since it was read (another
+	// replica saved an epoch in between); re-read and decide again.
+	ErrStaleState = errors.New("cluster state changed concurrently")
+)
+
+// Record is one stored epoch.
+type Record struct {
+	Cluster string
+	Epoch   int64
+	// DecisionID is a unique id of the decision (a UUIDv7 string).
+	DecisionID string
+	// RequestHash is the hex SHA-256 of the request body as compacted JSON;
+	// equal hashes mean an idempotent retry.
+	RequestHash string
+	// Request and Decision are the JSON bodies as the API exchanges them.
+	Request  json.RawMessage
+	Decision json.RawMessage
+	// State is the cluster's state after this epoch (OMO averages), or nil.
+	State json.RawMessage
+	// Allocations are the per-job, per-phase slots and reasons, queryable by
+	// job id.
+	Allocations []Allocation
+	// CreatedAt is when the record was saved, UTC.
+	CreatedAt time.Time
+}
+
+// Allocation is one job's slots in one phase of a stored decision.
+type Allocation struct {
+	JobID  string
+	Phase  string // "map" or "reduce"
+	Slots  int
+	Reason string
+}
+
+// Query selects stored epochs of one cluster, newest first.
+type Query struct {
+	// From and To bound the epoch numbers, inclusive; nil means unbounded.
+	From, To *int64
+	// JobID, when set, keeps only epochs whose decision allocates to that job.
+	JobID string
+	// Limit caps the page size (implementations clamp it to [1, 1000]).
+	Limit int
+	// Before, when non-nil, is the cursor: only epochs below it.
+	Before *int64
+}
+
+// State is a cluster's state as last saved: the epoch number it belongs to
+// and the opaque state document (nil when the cluster has none yet).
+type State struct {
+	Epoch int64
+	Found bool
+	State json.RawMessage
+}
+
+// Token is a stored API token: only its hash is kept.
+type Token struct {
+	// Hash is the hex SHA-256 of the token string.
+	Hash    string
+	Cluster string // empty for admin tokens
+	Admin   bool
+	Created time.Time
+}
