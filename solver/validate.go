@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/solver/fairshare"
+	"github.com/flexd/flexd/solver/mps"
 )
 
 // Limits a problem must respect before any work is done.
@@ -83,6 +85,9 @@ func Validate(p Problem) error {
 	} else if len(p.Jobs) > MaxJobs {
 		ps.add("jobs", "", "must hold at most %d jobs, got %d", MaxJobs, len(p.Jobs))
 		return ps.err()
+	}
+	if _, ok := fairshare.ParseVariant(p.Options.FairVariant); !ok {
+		ps.add("fair_variant", "", "unknown fair variant %q; one of mrv1, yarn", p.Options.FairVariant)
 	}
 	metric := p.Metric
 	if metric == "" {
@@ -165,9 +170,13 @@ func Validate(p Problem) error {
 }
 
 // instance is a validated, normalised problem: what every policy works on.
-// Slices are indexed like Problem.Jobs.
+// Jobs are held in canonical order (sorted by id) so that every tie-break by
+// index is a tie-break by id, which makes every policy deterministic under
+// permutation of the input; orig maps back to the request's order.
 type instance struct {
 	p        Problem
+	jobs     []Job // canonical order
+	orig     []int // orig[k] is the request index of canonical job k
 	slots    int
 	now      float64
 	agg      penalty.Aggregate
@@ -194,6 +203,8 @@ func newInstance(p Problem) (*instance, error) {
 	n := len(p.Jobs)
 	in := &instance{
 		p: p, slots: p.Slots, now: p.Now,
+		jobs:       make([]Job, n),
+		orig:       make([]int, n),
 		metric:     p.Metric,
 		metrics:    make([]penalty.Metric, n),
 		pj:         make([]penalty.Job, n),
@@ -203,31 +214,37 @@ func newInstance(p Problem) (*instance, error) {
 		normalized: make([]bool, n),
 		demandCap:  make([]bool, n),
 	}
+	for i := range in.orig {
+		in.orig[i] = i
+	}
+	sort.Slice(in.orig, func(a, b int) bool { return p.Jobs[in.orig[a]].ID < p.Jobs[in.orig[b]].ID })
 	if in.metric == "" {
 		in.metric = penalty.AvgResponseTime
 	}
 	info, _ := penalty.Lookup(in.metric)
 	in.agg = info.Aggregate
 	sumMin := 0
-	for i, j := range p.Jobs {
+	for k, i := range in.orig {
+		j := p.Jobs[i]
+		in.jobs[k] = j
 		mx := min(j.Max, p.Slots)
 		if j.Demand > 0 && j.Demand < mx {
 			mx = j.Demand
-			in.demandCap[i] = true
+			in.demandCap[k] = true
 		}
-		in.max[i] = mx
-		in.min[i] = min(j.Min, mx)
-		sumMin += in.min[i]
-		in.work[i] = j.Work
-		in.metrics[i] = in.metric
+		in.max[k] = mx
+		in.min[k] = min(j.Min, mx)
+		sumMin += in.min[k]
+		in.work[k] = j.Work
+		in.metrics[k] = in.metric
 		if j.Metric != "" {
-			in.metrics[i] = j.Metric
+			in.metrics[k] = j.Metric
 		}
 		total := j.TotalWork
 		if total == 0 {
 			total = j.Work
 		}
-		in.pj[i] = penalty.Job{
+		in.pj[k] = penalty.Job{
 			Submitted:   j.Submitted,
 			Weight:      j.Weight,
 			Deadline:    j.Deadline,
@@ -245,89 +262,124 @@ func newInstance(p Problem) (*instance, error) {
 func (in *instance) normalizeMinima(sumMin int) {
 	n := len(in.min)
 	type rem struct {
-		i    int
+		k    int
 		frac float64
 	}
 	rs := make([]rem, 0, n)
 	given := 0
 	scale := float64(in.slots) / float64(sumMin)
-	for i, m := range in.min {
+	for k, m := range in.min {
 		exact := float64(m) * scale
 		f := int(math.Floor(exact))
-		rs = append(rs, rem{i, exact - float64(f)})
-		if f < m {
-			in.normalized[i] = true
-		}
-		in.min[i] = f
+		rs = append(rs, rem{k, exact - float64(f)})
+		in.min[k] = f
 		given += f
 	}
+	// Canonical order is id order, so a stable sort by (fraction desc,
+	// submitted asc) breaks the last ties by id.
 	sort.SliceStable(rs, func(a, b int) bool {
 		ra, rb := rs[a], rs[b]
 		if ra.frac != rb.frac {
 			return ra.frac > rb.frac
 		}
-		ja, jb := in.p.Jobs[ra.i], in.p.Jobs[rb.i]
-		if ja.Submitted != jb.Submitted {
-			return ja.Submitted < jb.Submitted
-		}
-		return ja.ID < jb.ID
+		return in.jobs[ra.k].Submitted < in.jobs[rb.k].Submitted
 	})
-	for k := 0; given < in.slots && k < len(rs); k++ {
-		in.min[rs[k].i]++
+	for x := 0; given < in.slots && x < len(rs); x++ {
+		in.min[rs[x].k]++
 		given++
 	}
-	for i := range in.min {
-		if in.min[i] >= min(in.p.Jobs[i].Min, in.max[i]) {
-			in.normalized[i] = false
-		}
+	for k := range in.min {
+		in.normalized[k] = in.min[k] < min(in.jobs[k].Min, in.max[k])
 	}
 	in.anyNormalized = true
 }
 
-// cost evaluates the objective of completion times with package penalty.
+// cost evaluates the objective of completion times (canonical order) with
+// package penalty.
+// It computes what penalty.Cost computes without allocating, because the
+// exhaustive search calls it millions of times; a test keeps the two equal.
 func (in *instance) cost(completions []float64) float64 {
-	return penalty.Cost(in.agg, in.metrics, in.pj, completions)
-}
-
-// reasons explains the first interval's slots (see Reason). orderBased is
-// true for MPS policies, where the one job strictly between its bounds
-// took the rest of the slack.
-func (in *instance) reasons(first []int, orderBased bool) []Allocation {
-	out := make([]Allocation, len(first))
-	for i, s := range first {
-		r := ReasonPriority
-		switch {
-		case in.normalized[i] && s == in.min[i]:
-			r = ReasonNormalized
-		case s == in.max[i] && in.demandCap[i]:
-			r = ReasonDemand
-		case s == in.max[i] && s > in.min[i]:
-			r = ReasonMax
-		case s == in.min[i]:
-			r = ReasonMin
-		case orderBased:
-			r = ReasonPartial
+	if in.agg == penalty.Max {
+		v := math.Inf(-1)
+		for k, c := range completions {
+			v = math.Max(v, in.metrics[k].Of(in.pj[k], c))
 		}
-		out[i] = Allocation{ID: in.p.Jobs[i].ID, Slots: s, Reason: r}
+		return v
 	}
-	return out
+	v := 0.0
+	for k, c := range completions {
+		v += in.metrics[k].Of(in.pj[k], c)
+	}
+	return v
 }
 
-// result assembles the common part of a Result from a plan.
-func (in *instance) result(policy string, plan Plan, orderBased bool) Result {
+// reasons explains the first interval's slots (see Reason), in canonical
+// order. orderBased is true for MPS policies, where the one job strictly
+// between its bounds took the rest of the slack.
+func (in *instance) reason(k, s int, orderBased bool) Reason {
+	switch {
+	case in.normalized[k] && s == in.min[k]:
+		return ReasonNormalized
+	case s == in.max[k] && in.demandCap[k]:
+		return ReasonDemand
+	case s == in.max[k] && s > in.min[k]:
+		return ReasonMax
+	case s == in.min[k]:
+		return ReasonMin
+	case orderBased:
+		return ReasonPartial
+	}
+	return ReasonPriority
+}
+
+// result assembles a Result from a plan in canonical order, mapping every
+// job index back to the request's order. order is the winning priority
+// order in canonical indexes (nil for FAIR).
+func (in *instance) result(policy, scheme string, plan Plan, order []int, orderBased bool) Result {
 	v := in.cost(plan.Completions)
 	mean := v
 	if in.agg == penalty.Sum {
 		mean = v / float64(len(plan.Completions))
 	}
-	return Result{
+	n := len(in.jobs)
+	out := Result{
 		Policy:           policy,
 		Metric:           in.metric,
 		Aggregate:        in.agg,
 		Value:            v,
 		Mean:             mean,
-		Allocations:      in.reasons(plan.First, orderBased),
-		Plan:             plan,
+		Scheme:           scheme,
 		NormalizedMinima: in.anyNormalized,
+		Allocations:      make([]Allocation, n),
 	}
+	first := plan.First
+	if len(first) != n {
+		first = make([]int, n)
+	}
+	for k, s := range first {
+		out.Allocations[in.orig[k]] = Allocation{ID: in.jobs[k].ID, Slots: s, Reason: in.reason(k, s, orderBased)}
+	}
+	out.Plan = Plan{
+		Completions: make([]float64, n),
+		First:       make([]int, n),
+		Intervals:   make([]mps.Interval, len(plan.Intervals)),
+	}
+	for k := range plan.Completions {
+		out.Plan.Completions[in.orig[k]] = plan.Completions[k]
+		out.Plan.First[in.orig[k]] = first[k]
+	}
+	for x, iv := range plan.Intervals {
+		ch := make([]mps.Change, len(iv.Changes))
+		for y, c := range iv.Changes {
+			ch[y] = mps.Change{Job: in.orig[c.Job], Slots: c.Slots}
+		}
+		out.Plan.Intervals[x] = mps.Interval{Start: iv.Start, End: iv.End, Changes: ch}
+	}
+	if order != nil {
+		out.Order = make([]int, len(order))
+		for x, k := range order {
+			out.Order[x] = in.orig[k]
+		}
+	}
+	return out
 }

@@ -1,0 +1,158 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/solver/mps"
+)
+
+// FIFO is the FIFO baseline of FLEX section 4: MPS over arrival order
+// (submitted, then id) with every minimum taken as 0, so the oldest job
+// takes all it can use and the next ones the rest.
+type FIFO struct{}
+
+var _ Solver = FIFO{}
+
+// Name implements Solver.
+func (FIFO) Name() string { return "fifo" }
+
+// Solve implements Solver.
+func (FIFO) Solve(p Problem) (Result, error) {
+	in, err := newInstance(p)
+	if err != nil {
+		return Result{}, err
+	}
+	for k := range in.min {
+		in.min[k] = 0
+		in.normalized[k] = false
+	}
+	in.anyNormalized = false
+	order := sortedBy(len(in.jobs), func(k int) float64 { return in.pj[k].Submitted })
+	plan := mps.Pack(in.mpsInput(), order)
+	res := in.result("fifo", "arrival", plan, order, true)
+	res.Stats.Evaluations = 1
+	return res, nil
+}
+
+// Optimal is OPT of FLEX section 4.1: the best MPS schedule over all J!
+// priority orders, exact for J <= MaxOptimalJobs. It is for tests and the
+// evaluation harness, never for production calls: 10! is 3.6 million
+// schedules.
+type Optimal struct{}
+
+var _ Solver = Optimal{}
+
+// Name implements Solver.
+func (Optimal) Name() string { return "optimal" }
+
+// Solve implements Solver.
+func (Optimal) Solve(p Problem) (Result, error) {
+	if err := checkOptimalSize(p); err != nil {
+		return Result{}, err
+	}
+	in, err := newInstance(p)
+	if err != nil {
+		return Result{}, err
+	}
+	ev := newEvaluator(in)
+	best := append([]int(nil), identity(len(in.jobs))...)
+	bestScore := ev.score(best)
+	permute(len(in.jobs), func(order []int) {
+		if s := ev.score(order); s.value < bestScore.value {
+			bestScore = s
+			copy(best, order)
+		}
+	})
+	plan := mps.Pack(in.mpsInput(), best)
+	res := in.result("optimal", "exhaustive", plan, best, true)
+	res.Stats.Evaluations = ev.evaluations + 1
+	return res, nil
+}
+
+func checkOptimalSize(p Problem) error {
+	if len(p.Jobs) > MaxOptimalJobs {
+		return &ValidationError{Problems: []FieldError{{
+			Field:   "jobs",
+			Message: fmt.Sprintf("policy \"optimal\" is exhaustive and takes at most %d jobs, got %d", MaxOptimalJobs, len(p.Jobs)),
+		}}}
+	}
+	return nil
+}
+
+// Exhaustive returns, for each metric, the least objective any MPS order
+// reaches on p (OPT of FLEX section 4.1), in one pass over the J! orders:
+// the metrics override p.Metric and any per-job metrics. It is what the
+// simulation study compares every policy with.
+func Exhaustive(p Problem, metrics []penalty.Metric) ([]float64, error) {
+	if err := checkOptimalSize(p); err != nil {
+		return nil, err
+	}
+	ins := make([]*instance, len(metrics))
+	for x, m := range metrics {
+		q := p
+		q.Metric = m
+		q.Jobs = append([]Job(nil), p.Jobs...)
+		for i := range q.Jobs {
+			q.Jobs[i].Metric = ""
+		}
+		in, err := newInstance(q)
+		if err != nil {
+			return nil, fmt.Errorf("metric %s: %w", m, err)
+		}
+		ins[x] = in
+	}
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	in := ins[0]
+	input := in.mpsInput()
+	var packer mps.Packer
+	comp := make([]float64, len(in.jobs))
+	best := make([]float64, len(metrics))
+	for x := range best {
+		best[x] = math.Inf(1)
+	}
+	eval := func(order []int) {
+		packer.Completions(input, order, comp)
+		for x, mi := range ins {
+			if v := mi.cost(comp); v < best[x] {
+				best[x] = v
+			}
+		}
+	}
+	eval(identity(len(in.jobs)))
+	permute(len(in.jobs), eval)
+	return best, nil
+}
+
+func identity(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// permute calls fn with every permutation of 0..n-1 but the identity, by
+// Heap's algorithm (iterative), reusing one slice.
+func permute(n int, fn func([]int)) {
+	a := identity(n)
+	c := make([]int, n)
+	for i := 1; i < n; {
+		if c[i] < i {
+			if i%2 == 0 {
+				a[0], a[i] = a[i], a[0]
+			} else {
+				a[c[i]], a[i] = a[i], a[c[i]]
+			}
+			fn(a)
+			c[i]++
+			i = 1
+		} else {
+			c[i] = 0
+			i++
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package solver
+
+import (
+	"math"
+	"sort"
+
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/solver/mps"
+	"github.com/flexd/flexd/solver/rap"
+)
+
+// Flex is the FLEX driver (FLEX section 3, docs/algorithms.md section 4):
+// it builds candidate priority orders (the generic RAP order, the classical
+// orders and their cap-aware variants), scores each by the MPS schedule it
+// yields under the true objective, improves the best by local search, and
+// returns the best schedule found.
+type Flex struct{}
+
+var _ Solver = Flex{}
+
+// Name implements Solver.
+func (Flex) Name() string { return "flex" }
+
+// Tuning constants of the driver. Effort is counted in MPS evaluations, not
+// time, so that a result depends on its input only.
+const (
+	// searchJobEvaluations is the default local-search budget in job-
+	// evaluations: the search may build searchJobEvaluations / J schedules,
+	// within [minSearchEvaluations, maxSearchEvaluations]. An MPS schedule
+	// costs about O(J log J), so this keeps the search's time roughly
+	// constant across J (about a millisecond on a 2-core machine).
+	searchJobEvaluations = 20_000
+	minSearchEvaluations = 8
+	maxSearchEvaluations = 2_000
+	// defaultDPCells bounds the non-convex knapsack DP.
+	defaultDPCells = 50_000_000
+	// improveTol is the relative improvement a local-search move must make
+	// to be kept; it stops the search cycling on floating-point noise.
+	improveTol = 1e-12
+)
+
+// Solve implements Solver.
+func (Flex) Solve(p Problem) (Result, error) {
+	in, err := newInstance(p)
+	if err != nil {
+		return Result{}, err
+	}
+	ev := newEvaluator(in)
+	var cands []Candidate
+	best := ordering{}
+	bestScore := score{math.Inf(1), math.Inf(1)}
+	try := func(o ordering) {
+		s := ev.score(o.order)
+		if p.Options.Explain {
+			cands = append(cands, Candidate{Scheme: o.scheme, Value: s.value})
+		}
+		if best.order == nil || s.less(bestScore) {
+			best, bestScore = o, s
+		}
+	}
+	generic, stats := in.genericOrder(p.Options.DPCells)
+	try(generic)
+	for _, o := range in.classicalOrders() {
+		try(o)
+	}
+	budget := p.Options.SearchEvaluations
+	if budget == 0 {
+		budget = min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/len(in.jobs)))
+	}
+	if budget > 0 && len(in.jobs) > 1 {
+		improved, s := ev.localSearch(best.order, bestScore, budget)
+		if s.less(bestScore) {
+			best = ordering{best.scheme + "+local_search", improved}
+			bestScore = s
+		}
+		if p.Options.Explain {
+			cands = append(cands, Candidate{Scheme: "local_search", Value: s.value})
+		}
+	}
+	plan := mps.Pack(in.mpsInput(), best.order)
+	res := in.result("flex", best.scheme, plan, best.order, true)
+	res.Candidates = cands
+	stats.Evaluations = ev.evaluations + 1
+	res.Stats = stats
+	return res, nil
+}
+
+// mpsInput is the instance as package mps takes it.
+func (in *instance) mpsInput() mps.Input {
+	return mps.Input{Slots: in.slots, Now: in.now, Min: in.min, Max: in.max, Work: in.work}
+}
+
+// score orders schedules: by objective value, then, for step metrics where
+// orders tie on plateaus, by the sum of completion times, which prefers
+// schedules that finish work earlier and so keeps more deadlines reachable.
+type score struct{ value, second float64 }
+
+func (a score) less(b score) bool {
+	if a.value < b.value-improveTol*math.Abs(b.value) {
+		return true
+	}
+	if a.value > b.value+improveTol*math.Abs(b.value) {
+		return false
+	}
+	return a.second < b.second-improveTol*math.Abs(b.second)
+}
+
+// evaluator scores orders by MPS without allocating in steady state.
+type evaluator struct {
+	in          *instance
+	input       mps.Input
+	packer      mps.Packer
+	completions []float64
+	step        bool
+	evaluations int
+}
+
+func newEvaluator(in *instance) *evaluator {
+	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs))}
+	for _, m := range in.distinctMetrics() {
+		if info, _ := penalty.Lookup(m); info.Step {
+			ev.step = true
+		}
+	}
+	return ev
+}
+
+func (ev *evaluator) score(order []int) score {
+	ev.evaluations++
+	ev.packer.Completions(ev.input, order, ev.completions)
+	in := ev.in
+	v, second := 0.0, 0.0
+	if in.agg == penalty.Max {
+		v = math.Inf(-1)
+	}
+	for k, c := range ev.completions {
+		p := in.metrics[k].Of(in.pj[k], c)
+		if in.agg == penalty.Max {
+			v = math.Max(v, p)
+		} else {
+			v += p
+		}
+		if ev.step {
+			second += c
+		}
+	}
+	return score{v, second}
+}
+
+// localSearch improves order by first-improvement moves, adjacent swaps
+// first and then insertions (FLEX section 3 leaves the improvement step
+// open; docs/algorithms.md section 4 item 3), until a whole pass finds
+// nothing or the budget of MPS evaluations is spent.
+func (ev *evaluator) localSearch(start []int, s score, budget int) ([]int, score) {
+	n := len(start)
+	order := append([]int(nil), start...)
+	cand := make([]int, n)
+	spent := 0
+	for improved := true; improved && spent < budget; {
+		improved = false
+		for i := 0; i+1 < n && spent < budget; i++ {
+			order[i], order[i+1] = order[i+1], order[i]
+			spent++
+			if t := ev.score(order); t.less(s) {
+				s, improved = t, true
+				continue
+			}
+			order[i], order[i+1] = order[i+1], order[i]
+		}
+		for i := 0; i < n && spent < budget; i++ {
+			for k := 0; k < n && spent < budget; k++ {
+				if k == i || k == i+1 {
+					continue // no move, or an adjacent swap already tried
+				}
+				moveTo(cand, order, i, k)
+				spent++
+				if t := ev.score(cand); t.less(s) {
+					s, improved = t, true
+					copy(order, cand)
+				}
+			}
+		}
+	}
+	return order, s
+}
+
+// moveTo writes into dst the order src with the job at position i moved to
+// position k (as if removed and reinserted before the job now at k).
+func moveTo(dst, src []int, i, k int) {
+	x := src[i]
+	switch {
+	case k < i:
+		copy(dst[:k], src[:k])
+		dst[k] = x
+		copy(dst[k+1:i+1], src[k:i])
+		copy(dst[i+1:], src[i+1:])
+	default:
+		copy(dst[:i], src[:i])
+		copy(dst[i:k-1], src[i+1:k])
+		dst[k-1] = x
+		copy(dst[k:], src[k:])
+	}
+}
+
+// penaltyAt is F_j(s) of the moldable problem: job k's penalty when it
+// holds s slots from now until done (FLEX 3.2). s = 0 never completes.
+func (in *instance) penaltyAt(k, s int) float64 {
+	c := math.Inf(1)
+	if s > 0 {
+		c = in.now + in.work[k]/float64(s)
+	}
+	return in.metrics[k].Of(in.pj[k], c)
+}
+
+// genericOrder is FLEX's generic scheme (section 3.2; docs/algorithms.md
+// section 4 item 1): solve the moldable problem as a separable RAP and use
+// the completion order of its solution as the priority order.
+func (in *instance) genericOrder(dpCells int) (ordering, Stats) {
+	var stats Stats
+	n := len(in.jobs)
+	convex, allFlow := true, true
+	for _, m := range in.distinctMetrics() {
+		info, _ := penalty.Lookup(m)
+		convex = convex && info.Convex
+		allFlow = allFlow && (m == penalty.AvgResponseTime || m == penalty.WeightedResponseTime || m == penalty.AvgStretch || m == penalty.AvgLateness)
+	}
+	rp := rap.Problem{Slots: in.slots, Min: in.min, Max: in.max, F: in.penaltyAt}
+	var s []int
+	switch {
+	case in.agg == penalty.Max:
+		s = rap.Minimax(rp)
+	case convex:
+		if allFlow {
+			// F_j(s) = a_j + b_j / s for these metrics: the marginal gain
+			// b_j / (s (s-1)) has a closed-form inverse.
+			rp.Inverse = in.flowInverse
+		}
+		s = rap.Threshold(rp)
+	default:
+		if dpCells == 0 {
+			dpCells = defaultDPCells
+		}
+		choices := in.stepChoices()
+		if choices == nil {
+			s = rap.Greedy(rp)
+			break
+		}
+		pick, cells, exact := rap.Knapsack(in.slots, choices, dpCells)
+		stats.DPCells, stats.DPFallback = cells, !exact
+		s = make([]int, n)
+		for k, x := range pick {
+			s[k] = choices[k][x].Slots
+		}
+	}
+	comp := make([]float64, n)
+	for k := range comp {
+		comp[k] = math.Inf(1)
+		if s[k] > 0 {
+			comp[k] = in.now + in.work[k]/float64(s[k])
+		}
+	}
+	// Jobs the RAP leaves without slots never finish in the moldable
+	// schedule; among them, shortest isolated time first.
+	order := sortedBy(n, func(k int) float64 { return comp[k] })
+	sort.SliceStable(order, func(a, b int) bool {
+		ka, kb := order[a], order[b]
+		if comp[ka] != comp[kb] || !math.IsInf(comp[ka], 1) {
+			return false
+		}
+		return in.work[ka]/float64(in.max[ka]) < in.work[kb]/float64(in.max[kb])
+	})
+	return ordering{"generic_rap", order}, stats
+}
+
+// flowInverse returns the largest s in [min, max] whose marginal gain
+// F(s-1) - F(s) = b / (s (s-1)) is at least lambda, b being the job's
+// weighted work (FLEX 3.2 response time and stretch, FLEX Fig. 1a).
+func (in *instance) flowInverse(k int, lambda float64) int {
+	b := in.work[k] * in.flowWeight(k)
+	lo, hi := in.min[k], in.max[k]
+	if lambda <= 0 {
+		return hi
+	}
+	// b / (s(s-1)) >= lambda  <=>  s(s-1) <= b / lambda.
+	r := b / lambda
+	s := int(math.Floor((1 + math.Sqrt(1+4*r)) / 2))
+	for s > lo && float64(s)*float64(s-1) > r {
+		s--
+	}
+	for s < hi && float64(s+1)*float64(s) <= r {
+		s++
+	}
+	return max(lo, min(hi, s))
+}
+
+// flowWeight is the slope of job k's penalty in its completion time.
+func (in *instance) flowWeight(k int) float64 {
+	switch in.metrics[k] {
+	case penalty.WeightedResponseTime:
+		return in.pj[k].Weight
+	case penalty.AvgStretch:
+		return 1 / in.pj[k].Iso
+	}
+	return 1
+}
+
+// stepChoices lists, for step metrics, each job's useful allocations: its
+// minimum and the least slot count reaching each lower penalty level
+// (docs/algorithms.md section 4 item 1, the multiple-choice knapsack). It
+// returns nil when some job's metric is not a step metric.
+func (in *instance) stepChoices() [][]rap.Choice {
+	out := make([][]rap.Choice, len(in.jobs))
+	for k := range in.jobs {
+		info, _ := penalty.Lookup(in.metrics[k])
+		if !info.Step {
+			return nil
+		}
+		var deadlines []float64
+		if in.metrics[k] == penalty.SLACost {
+			for _, st := range in.pj[k].SLA {
+				deadlines = append(deadlines, st.Deadline)
+			}
+		} else {
+			deadlines = []float64{in.pj[k].Deadline}
+		}
+		cs := []rap.Choice{{Slots: in.min[k], Value: in.penaltyAt(k, in.min[k])}}
+		// Later deadlines need fewer slots: walk them from the last.
+		for x := len(deadlines) - 1; x >= 0; x-- {
+			d := deadlines[x] - in.now
+			if d <= 0 {
+				continue
+			}
+			need := int(math.Ceil(in.work[k]/d - 1e-9))
+			if need <= cs[len(cs)-1].Slots || need > in.max[k] {
+				continue
+			}
+			v := in.penaltyAt(k, need)
+			if v < cs[len(cs)-1].Value {
+				cs = append(cs, rap.Choice{Slots: need, Value: v})
+			}
+		}
+		out[k] = cs
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package solver
+
+import (
+	"math"
+	"sort"
+
+	"github.com/flexd/flexd/penalty"
+)
+
+// An ordering scheme: a name (reported as Result.Scheme) and a priority
+// order over the instance's jobs in canonical indexes.
+type ordering struct {
+	scheme string
+	order  []int
+}
+
+// sortedBy returns the job indexes sorted by key ascending, ties by
+// canonical index (that is, by id).
+func sortedBy(n int, key func(k int) float64) []int {
+	idx := make([]int, n)
+	keys := make([]float64, n)
+	for k := range idx {
+		idx[k] = k
+		keys[k] = key(k)
+		if math.IsNaN(keys[k]) {
+			keys[k] = math.Inf(1)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	return idx
+}
+
+// classicalOrders returns the orders of docs/algorithms.md section 4 item 2
+// that suit the instance's metrics: the orders the generic scheme reduces
+// to when caps do not bind, and their cap-aware variants (which account for
+// a job's fastest possible duration W/M). Every order is cheap, O(J log J);
+// each is then scored by MPS with the true objective.
+func (in *instance) classicalOrders() []ordering {
+	n := len(in.jobs)
+	w := func(k int) float64 { return in.pj[k].Weight }
+	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
+	deadline := func(k int) float64 {
+		if in.pj[k].HasDeadline {
+			return in.pj[k].Deadline
+		}
+		if len(in.pj[k].SLA) > 0 {
+			return in.pj[k].SLA[0].Deadline
+		}
+		return math.Inf(1)
+	}
+	var fams = map[string]bool{}
+	for _, m := range in.distinctMetrics() {
+		switch m {
+		case penalty.AvgResponseTime, penalty.WeightedResponseTime:
+			fams["flow"] = true
+		case penalty.AvgStretch:
+			fams["flow"], fams["stretch"] = true, true
+		case penalty.MaxResponseTime, penalty.MaxWeightedResponseTime, penalty.Makespan, penalty.MaxStretch:
+			fams["max"] = true
+		case penalty.AvgTardiness, penalty.WeightedTardiness, penalty.AvgLateness:
+			fams["due"], fams["flow"] = true, true
+		case penalty.MaxTardiness, penalty.MaxWeightedTardiness, penalty.MaxLateness, penalty.MaxWeightedLateness:
+			fams["due"], fams["max"] = true, true
+		case penalty.TardyJobs, penalty.WeightedTardyJobs:
+			fams["due"], fams["tardy"] = true, true
+		case penalty.SLACost:
+			fams["due"], fams["sla"] = true, true
+		}
+	}
+	var out []ordering
+	add := func(scheme string, key func(k int) float64) {
+		out = append(out, ordering{scheme, sortedBy(n, key)})
+	}
+	// Shortest remaining work first is the classical answer for response
+	// time without caps (FLEX 3.2) and a sound default for every metric.
+	add("srpt", func(k int) float64 { return in.work[k] })
+	add("shortest_isolated", fastest)
+	if fams["flow"] {
+		// Smith's ratio rule, plain and cap-aware.
+		add("smith", func(k int) float64 { return in.work[k] / w(k) })
+		add("smith_capped", func(k int) float64 { return fastest(k) / w(k) })
+	}
+	if fams["stretch"] {
+		// Stretch weights each job by 1/iso: Smith with w = 1/iso.
+		add("stretch_smith", func(k int) float64 { return in.work[k] * in.pj[k].Iso })
+		add("stretch_capped", func(k int) float64 { return fastest(k) * in.pj[k].Iso })
+	}
+	if fams["max"] {
+		add("arrival", func(k int) float64 { return in.pj[k].Submitted })
+		add("weight_desc", func(k int) float64 { return -w(k) })
+		add("longest_first", func(k int) float64 { return -in.work[k] })
+		add("longest_isolated_first", func(k int) float64 { return -fastest(k) })
+		add("max_stretch", func(k int) float64 { return in.pj[k].Submitted + in.pj[k].Iso })
+	}
+	if fams["due"] {
+		add("edd", deadline)
+		// Plain EDD can miss a reachable deadline: order by the latest time a
+		// job can start at full speed and still make it.
+		add("edd_slack", func(k int) float64 { return deadline(k) - fastest(k) })
+	}
+	if fams["tardy"] {
+		out = append(out, ordering{"moore_hodgson", in.mooreHodgson(deadline)})
+	}
+	if fams["sla"] {
+		add("sla_density", func(k int) float64 {
+			s := in.pj[k].SLA
+			if len(s) == 0 {
+				return math.Inf(1)
+			}
+			return -s[len(s)-1].Penalty / in.work[k]
+		})
+		add("sla_last_deadline", func(k int) float64 {
+			s := in.pj[k].SLA
+			if len(s) == 0 {
+				return math.Inf(1)
+			}
+			return s[len(s)-1].Deadline - fastest(k)
+		})
+	}
+	return out
+}
+
+// mooreHodgson adapts the Moore-Hodgson rule for the number of tardy jobs
+// to the malleable setting: jobs in EDD order, each taking its work / S of
+// the cluster's time (the whole cluster as one machine); whenever the
+// running job misses its deadline, the job in the on-time set with the
+// largest weighted work is moved to the end. The on-time set keeps EDD
+// order, the late jobs follow by deadline.
+func (in *instance) mooreHodgson(deadline func(k int) float64) []int {
+	edd := sortedBy(len(in.jobs), deadline)
+	var onTime, late []int
+	t := in.now
+	for _, k := range edd {
+		onTime = append(onTime, k)
+		t += in.work[k] / float64(in.slots)
+		if t > deadline(k) {
+			worst, wv := -1, -1.0
+			for x, j := range onTime {
+				v := in.work[j] / math.Max(in.pj[j].Weight, 1e-12)
+				if v > wv {
+					worst, wv = x, v
+				}
+			}
+			j := onTime[worst]
+			onTime = append(onTime[:worst], onTime[worst+1:]...)
+			late = append(late, j)
+			t -= in.work[j] / float64(in.slots)
+		}
+	}
+	sort.SliceStable(late, func(a, b int) bool { return deadline(late[a]) < deadline(late[b]) })
+	return append(onTime, late...)
+}
+
+// distinctMetrics lists the metrics in use, in a stable order.
+func (in *instance) distinctMetrics() []penalty.Metric {
+	seen := map[penalty.Metric]bool{}
+	var out []penalty.Metric
+	for _, m := range in.metrics {
+		if !seen[m] {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
