@@ -2,7 +2,10 @@ package solver
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver/mps"
@@ -47,42 +50,102 @@ func (Flex) Solve(p Problem) (Result, error) {
 	}
 	ev := newEvaluator(in)
 	var cands []Candidate
-	best := ordering{}
-	bestScore := score{math.Inf(1), math.Inf(1)}
+	var tried []scoredOrder
 	try := func(o ordering) {
 		s := ev.score(o.order)
 		if p.Options.Explain {
 			cands = append(cands, Candidate{Scheme: o.scheme, Value: s.value})
 		}
-		if best.order == nil || s.less(bestScore) {
-			best, bestScore = o, s
-		}
+		tried = append(tried, scoredOrder{o, s})
 	}
 	generic, stats := in.genericOrder(p.Options.DPCells)
-	try(generic)
+	for _, o := range generic {
+		try(o)
+	}
 	for _, o := range in.classicalOrders() {
 		try(o)
 	}
+	// Stable: among equal scores the earlier candidate (generic first) wins.
+	sort.SliceStable(tried, func(a, b int) bool { return tried[a].s.less(tried[b].s) })
+	best := tried[0]
 	budget := p.Options.SearchEvaluations
 	if budget == 0 {
 		budget = min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/len(in.jobs)))
 	}
 	if budget > 0 && len(in.jobs) > 1 {
-		improved, s := ev.localSearch(best.order, bestScore, budget)
-		if s.less(bestScore) {
-			best = ordering{best.scheme + "+local_search", improved}
-			bestScore = s
+		improved := ev.improve(tried, budget)
+		if improved.s.less(best.s) {
+			best = improved
 		}
 		if p.Options.Explain {
-			cands = append(cands, Candidate{Scheme: "local_search", Value: s.value})
+			cands = append(cands, Candidate{Scheme: improved.o.scheme, Value: improved.s.value})
 		}
 	}
-	plan := mps.Pack(in.mpsInput(), best.order)
-	res := in.result("flex", best.scheme, plan, best.order, true)
+	plan := mps.Pack(in.mpsInput(), best.o.order)
+	res := in.result("flex", best.o.scheme, plan, best.o.order, true)
 	res.Candidates = cands
 	stats.Evaluations = ev.evaluations + 1
 	res.Stats = stats
 	return res, nil
+}
+
+// scoredOrder is a candidate order with its MPS score.
+type scoredOrder struct {
+	o ordering
+	s score
+}
+
+// searchStarts is how many of the best distinct candidates local search
+// starts from: on step metrics the best candidate often sits on a plateau
+// that a slightly worse one does not.
+const searchStarts = 3
+
+// improve runs local search from the best few distinct candidates (sorted
+// best first), then spends what is left of the budget on iterated local
+// search: two random swaps from the best order so far, then local search
+// again, kept when better. The kicks use a generator seeded by the
+// instance size, so the result is still a function of the input.
+func (ev *evaluator) improve(sorted []scoredOrder, budget int) scoredOrder {
+	var starts []scoredOrder
+	for _, c := range sorted {
+		if len(starts) == searchStarts {
+			break
+		}
+		dup := false
+		for _, s := range starts {
+			dup = dup || slices.Equal(s.o.order, c.o.order)
+		}
+		if !dup {
+			starts = append(starts, c)
+		}
+	}
+	best := sorted[0]
+	spent := 0
+	for x, st := range starts {
+		share := (budget - spent) / (len(starts) - x)
+		order, s, used := ev.localSearch(st.o.order, st.s, share)
+		spent += used
+		if s.less(best.s) {
+			best = scoredOrder{ordering{st.o.scheme + "+local_search", order}, s}
+		}
+	}
+	n := len(best.o.order)
+	rng := rand.New(rand.NewPCG(uint64(n), 0x5eed))
+	kick := make([]int, n)
+	for spent+2*n < budget {
+		copy(kick, best.o.order)
+		for range 2 {
+			a, b := rng.IntN(n), rng.IntN(n)
+			kick[a], kick[b] = kick[b], kick[a]
+		}
+		s0 := ev.score(kick)
+		order, s, used := ev.localSearch(kick, s0, budget-spent-1)
+		spent += used + 1
+		if s.less(best.s) {
+			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", order}, s}
+		}
+	}
+	return best
 }
 
 // mpsInput is the instance as package mps takes it.
@@ -91,8 +154,10 @@ func (in *instance) mpsInput() mps.Input {
 }
 
 // score orders schedules: by objective value, then, for step metrics where
-// orders tie on plateaus, by the sum of completion times, which prefers
-// schedules that finish work earlier and so keeps more deadlines reachable.
+// orders tie on plateaus, by a ramp relaxation of the steps (each step's
+// height times how late the job is past that step's deadline, plus a small
+// pull towards earlier completions). The relaxation gives local search a
+// slope to follow across a plateau towards the next step down.
 type score struct{ value, second float64 }
 
 func (a score) less(b score) bool {
@@ -141,17 +206,42 @@ func (ev *evaluator) score(order []int) score {
 			v += p
 		}
 		if ev.step {
-			second += c
+			second += ev.ramp(k, c)
 		}
 	}
 	return score{v, second}
 }
 
+// ramp is the relaxation of job k's step penalty at completion time c: the
+// steps it has missed, each weighted by how far past its deadline c lies,
+// and c itself scaled down so that, all else equal, earlier is better.
+func (ev *evaluator) ramp(k int, c float64) float64 {
+	in := ev.in
+	j := in.pj[k]
+	r := 1e-6 * (c - in.now)
+	switch in.metrics[k] {
+	case penalty.TardyJobs:
+		r += math.Max(0, c-j.Deadline)
+	case penalty.WeightedTardyJobs:
+		r += j.Weight * math.Max(0, c-j.Deadline)
+	case penalty.SLACost:
+		prev := 0.0
+		for _, st := range j.SLA {
+			r += (st.Penalty - prev) * math.Max(0, c-st.Deadline)
+			prev = st.Penalty
+		}
+	default:
+		r = c - in.now
+	}
+	return r
+}
+
 // localSearch improves order by first-improvement moves, adjacent swaps
-// first and then insertions (FLEX section 3 leaves the improvement step
-// open; docs/algorithms.md section 4 item 3), until a whole pass finds
-// nothing or the budget of MPS evaluations is spent.
-func (ev *evaluator) localSearch(start []int, s score, budget int) ([]int, score) {
+// first, then insertions, then swaps of any two jobs (FLEX section 3 leaves
+// the improvement step open; docs/algorithms.md section 4 item 3), until a
+// whole pass finds nothing or the budget of MPS evaluations is spent. It
+// returns the order, its score and the evaluations spent.
+func (ev *evaluator) localSearch(start []int, s score, budget int) ([]int, score, int) {
 	n := len(start)
 	order := append([]int(nil), start...)
 	cand := make([]int, n)
@@ -180,8 +270,19 @@ func (ev *evaluator) localSearch(start []int, s score, budget int) ([]int, score
 				}
 			}
 		}
+		for i := 0; i < n && spent < budget; i++ {
+			for k := i + 2; k < n && spent < budget; k++ {
+				order[i], order[k] = order[k], order[i]
+				spent++
+				if t := ev.score(order); t.less(s) {
+					s, improved = t, true
+					continue
+				}
+				order[i], order[k] = order[k], order[i]
+			}
+		}
 	}
-	return order, s
+	return order, s, spent
 }
 
 // moveTo writes into dst the order src with the job at position i moved to
@@ -215,7 +316,13 @@ func (in *instance) penaltyAt(k, s int) float64 {
 // genericOrder is FLEX's generic scheme (section 3.2; docs/algorithms.md
 // section 4 item 1): solve the moldable problem as a separable RAP and use
 // the completion order of its solution as the priority order.
-func (in *instance) genericOrder(dpCells int) (ordering, Stats) {
+//
+// For step metrics it also returns the knapsack's on-time set in deadline
+// orders (plain and "deadline minus fastest duration") followed by the
+// other jobs: the set is what the knapsack decides, the order within it
+// is better left to the deadlines than to the moldable completion times,
+// which MPS does not keep.
+func (in *instance) genericOrder(dpCells int) ([]ordering, Stats) {
 	var stats Stats
 	n := len(in.jobs)
 	convex, allFlow := true, true
@@ -226,6 +333,7 @@ func (in *instance) genericOrder(dpCells int) (ordering, Stats) {
 	}
 	rp := rap.Problem{Slots: in.slots, Min: in.min, Max: in.max, F: in.penaltyAt}
 	var s []int
+	var onTime []bool
 	switch {
 	case in.agg == penalty.Max:
 		s = rap.Minimax(rp)
@@ -248,8 +356,10 @@ func (in *instance) genericOrder(dpCells int) (ordering, Stats) {
 		pick, cells, exact := rap.Knapsack(in.slots, choices, dpCells)
 		stats.DPCells, stats.DPFallback = cells, !exact
 		s = make([]int, n)
+		onTime = make([]bool, n)
 		for k, x := range pick {
 			s[k] = choices[k][x].Slots
+			onTime[k] = x > 0
 		}
 	}
 	comp := make([]float64, n)
@@ -269,7 +379,42 @@ func (in *instance) genericOrder(dpCells int) (ordering, Stats) {
 		}
 		return in.work[ka]/float64(in.max[ka]) < in.work[kb]/float64(in.max[kb])
 	})
-	return ordering{"generic_rap", order}, stats
+	out := []ordering{{"generic_rap", order}}
+	if onTime != nil {
+		fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
+		due := func(k int) float64 {
+			if in.metrics[k] == penalty.SLACost {
+				// The deadline of the step the knapsack chose to meet.
+				c := in.now + in.work[k]/float64(max(1, s[k]))
+				for _, st := range in.pj[k].SLA {
+					if c <= st.Deadline {
+						return st.Deadline
+					}
+				}
+				return in.pj[k].SLA[len(in.pj[k].SLA)-1].Deadline
+			}
+			return in.pj[k].Deadline
+		}
+		split := func(scheme string, key func(k int) float64) ordering {
+			o := sortedBy(n, func(k int) float64 {
+				if onTime[k] {
+					return key(k)
+				}
+				return math.Inf(1)
+			})
+			// The rest keep the moldable completion order.
+			rest := o[:0:0]
+			for _, k := range order {
+				if !onTime[k] {
+					rest = append(rest, k)
+				}
+			}
+			return ordering{scheme, append(o[:n-len(rest)], rest...)}
+		}
+		out = append(out, split("generic_rap_edd", due),
+			split("generic_rap_edd_slack", func(k int) float64 { return due(k) - fastest(k) }))
+	}
+	return out, stats
 }
 
 // flowInverse returns the largest s in [min, max] whose marginal gain

@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/flexd/flexd/penalty"
@@ -26,7 +28,12 @@ func sortedBy(n int, key func(k int) float64) []int {
 			keys[k] = math.Inf(1)
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(keys[a], keys[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
 	return idx
 }
 

@@ -89,22 +89,22 @@ func TestValidationErrors(t *testing.T) {
 		field  string
 		jobID  string
 	}{
-		"empty job list":      {func(p *solver.Problem) { p.Jobs = nil }, "flex", "jobs", ""},
-		"no slots":            {func(p *solver.Problem) { p.Slots = 0 }, "flex", "slots", ""},
-		"NaN work":            {func(p *solver.Problem) { p.Jobs[1].Work = math.NaN() }, "flex", "jobs[1].work", "b"},
-		"infinite work":       {func(p *solver.Problem) { p.Jobs[0].Work = math.Inf(1) }, "fair", "jobs[0].work", "a"},
-		"zero work":           {func(p *solver.Problem) { p.Jobs[0].Work = 0 }, "fifo", "jobs[0].work", "a"},
-		"negative work":       {func(p *solver.Problem) { p.Jobs[0].Work = -3 }, "flex", "jobs[0].work", "a"},
-		"duplicate ids":       {func(p *solver.Problem) { p.Jobs[1].ID = "a" }, "flex", "jobs[1].id", "a"},
-		"empty id":            {func(p *solver.Problem) { p.Jobs[1].ID = "" }, "flex", "jobs[1].id", ""},
-		"max below one":       {func(p *solver.Problem) { p.Jobs[0].Max = 0 }, "flex", "jobs[0].max", "a"},
-		"negative weight":     {func(p *solver.Problem) { p.Jobs[1].Weight = -1 }, "flex", "jobs[1].weight", "b"},
-		"unknown metric":      {func(p *solver.Problem) { p.Metric = "speed" }, "flex", "objective", ""},
-		"deadline missing":    {func(p *solver.Problem) { p.Metric = penalty.TardyJobs }, "flex", "jobs[0].deadline", "a"},
-		"sla missing":         {func(p *solver.Problem) { p.Metric = penalty.SLACost }, "flex", "jobs[0].sla", "a"},
-		"mixed aggregates":    {func(p *solver.Problem) { p.Jobs[1].Metric = penalty.Makespan }, "flex", "jobs[1].objective", "b"},
-		"optimal above ten":   {func(p *solver.Problem) { p.Jobs = manyJobs(11) }, "optimal", "jobs", ""},
-		"too many jobs":       {func(p *solver.Problem) { p.Jobs = manyJobs(solver.MaxJobs + 1) }, "flex", "jobs", ""},
+		"empty job list":    {func(p *solver.Problem) { p.Jobs = nil }, "flex", "jobs", ""},
+		"no slots":          {func(p *solver.Problem) { p.Slots = 0 }, "flex", "slots", ""},
+		"NaN work":          {func(p *solver.Problem) { p.Jobs[1].Work = math.NaN() }, "flex", "jobs[1].work", "b"},
+		"infinite work":     {func(p *solver.Problem) { p.Jobs[0].Work = math.Inf(1) }, "fair", "jobs[0].work", "a"},
+		"zero work":         {func(p *solver.Problem) { p.Jobs[0].Work = 0 }, "fifo", "jobs[0].work", "a"},
+		"negative work":     {func(p *solver.Problem) { p.Jobs[0].Work = -3 }, "flex", "jobs[0].work", "a"},
+		"duplicate ids":     {func(p *solver.Problem) { p.Jobs[1].ID = "a" }, "flex", "jobs[1].id", "a"},
+		"empty id":          {func(p *solver.Problem) { p.Jobs[1].ID = "" }, "flex", "jobs[1].id", ""},
+		"max below one":     {func(p *solver.Problem) { p.Jobs[0].Max = 0 }, "flex", "jobs[0].max", "a"},
+		"negative weight":   {func(p *solver.Problem) { p.Jobs[1].Weight = -1 }, "flex", "jobs[1].weight", "b"},
+		"unknown metric":    {func(p *solver.Problem) { p.Metric = "speed" }, "flex", "objective", ""},
+		"deadline missing":  {func(p *solver.Problem) { p.Metric = penalty.TardyJobs }, "flex", "jobs[0].deadline", "a"},
+		"sla missing":       {func(p *solver.Problem) { p.Metric = penalty.SLACost }, "flex", "jobs[0].sla", "a"},
+		"mixed aggregates":  {func(p *solver.Problem) { p.Jobs[1].Metric = penalty.Makespan }, "flex", "jobs[1].objective", "b"},
+		"optimal above ten": {func(p *solver.Problem) { p.Jobs = manyJobs(11) }, "optimal", "jobs", ""},
+		"too many jobs":     {func(p *solver.Problem) { p.Jobs = manyJobs(solver.MaxJobs + 1) }, "flex", "jobs", ""},
 		"SLA out of order": {func(p *solver.Problem) {
 			p.Metric = penalty.SLACost
 			for i := range p.Jobs {

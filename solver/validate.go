@@ -3,7 +3,9 @@ package solver
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/flexd/flexd/penalty"
@@ -99,40 +101,48 @@ func Validate(p Problem) error {
 	}
 	seen := make(map[string]int, len(p.Jobs))
 	for i, j := range p.Jobs {
-		path := fmt.Sprintf("jobs[%d]", i)
+		// The path is built only when a job has a problem: formatting it
+		// for every job would dominate validation of large problems.
+		var pathBuf string
+		path := func() string {
+			if pathBuf == "" {
+				pathBuf = "jobs[" + strconv.Itoa(i) + "]"
+			}
+			return pathBuf
+		}
 		if j.ID == "" {
-			ps.add(path+".id", "", "must not be empty")
+			ps.add(path()+".id", "", "must not be empty")
 		} else if first, dup := seen[j.ID]; dup {
-			ps.add(path+".id", j.ID, "duplicates jobs[%d].id", first)
+			ps.add(path()+".id", j.ID, "duplicates jobs[%d].id", first)
 		} else {
 			seen[j.ID] = i
 		}
 		if j.Min < 0 {
-			ps.add(path+".min", j.ID, "must be >= 0, got %d", j.Min)
+			ps.add(path()+".min", j.ID, "must be >= 0, got %d", j.Min)
 		}
 		if j.Max < 1 {
-			ps.add(path+".max", j.ID, "must be >= 1, got %d", j.Max)
+			ps.add(path()+".max", j.ID, "must be >= 1, got %d", j.Max)
 		}
 		if j.Demand < 0 {
-			ps.add(path+".demand", j.ID, "must be >= 0, got %d", j.Demand)
+			ps.add(path()+".demand", j.ID, "must be >= 0, got %d", j.Demand)
 		}
 		if !finite(j.Work) || j.Work <= 0 {
-			ps.add(path+".work", j.ID, "must be a finite number > 0, got %v", j.Work)
+			ps.add(path()+".work", j.ID, "must be a finite number > 0, got %v", j.Work)
 		}
 		if !finite(j.Submitted) {
-			ps.add(path+".submitted", j.ID, "must be a finite number")
+			ps.add(path()+".submitted", j.ID, "must be a finite number")
 		}
 		if !finite(j.TotalWork) || j.TotalWork < 0 {
-			ps.add(path+".total_work", j.ID, "must be a finite number >= 0, got %v", j.TotalWork)
+			ps.add(path()+".total_work", j.ID, "must be a finite number >= 0, got %v", j.TotalWork)
 		}
 		if !finite(j.Weight) || j.Weight < 0 {
-			ps.add(path+".weight", j.ID, "must be a finite number >= 0, got %v", j.Weight)
+			ps.add(path()+".weight", j.ID, "must be a finite number >= 0, got %v", j.Weight)
 		}
 		if j.HasDeadline && !finite(j.Deadline) {
-			ps.add(path+".deadline", j.ID, "must be a finite number")
+			ps.add(path()+".deadline", j.ID, "must be a finite number")
 		}
 		for k, s := range j.SLA {
-			sp := fmt.Sprintf("%s.sla[%d]", path, k)
+			sp := path() + ".sla[" + strconv.Itoa(k) + "]"
 			if !finite(s.Deadline) {
 				ps.add(sp+".deadline", j.ID, "must be a finite number")
 			} else if k > 0 && !(s.Deadline > j.SLA[k-1].Deadline) {
@@ -148,11 +158,11 @@ func Validate(p Problem) error {
 		if j.Metric != "" && j.Metric != metric {
 			jm, ok := penalty.Lookup(j.Metric)
 			if !ok {
-				ps.add(path+".objective", j.ID, "unknown metric %q", j.Metric)
+				ps.add(path()+".objective", j.ID, "unknown metric %q", j.Metric)
 				continue
 			}
 			if jm.Aggregate != top.Aggregate && top.Name != "" {
-				ps.add(path+".objective", j.ID, "metric %q aggregates by %s but the problem's %q by %s; all jobs must share one aggregate", j.Metric, jm.Aggregate, metric, top.Aggregate)
+				ps.add(path()+".objective", j.ID, "metric %q aggregates by %s but the problem's %q by %s; all jobs must share one aggregate", j.Metric, jm.Aggregate, metric, top.Aggregate)
 			}
 			in = jm
 		}
@@ -160,10 +170,10 @@ func Validate(p Problem) error {
 			continue
 		}
 		if in.NeedsDeadline && !j.HasDeadline {
-			ps.add(path+".deadline", j.ID, "metric %q needs a deadline", in.Name)
+			ps.add(path()+".deadline", j.ID, "metric %q needs a deadline", in.Name)
 		}
 		if in.NeedsSLA && len(j.SLA) == 0 {
-			ps.add(path+".sla", j.ID, "metric %q needs at least one SLA step", in.Name)
+			ps.add(path()+".sla", j.ID, "metric %q needs at least one SLA step", in.Name)
 		}
 	}
 	return ps.err()
@@ -217,7 +227,7 @@ func newInstance(p Problem) (*instance, error) {
 	for i := range in.orig {
 		in.orig[i] = i
 	}
-	sort.Slice(in.orig, func(a, b int) bool { return p.Jobs[in.orig[a]].ID < p.Jobs[in.orig[b]].ID })
+	slices.SortFunc(in.orig, func(a, b int) int { return strings.Compare(p.Jobs[a].ID, p.Jobs[b].ID) })
 	if in.metric == "" {
 		in.metric = penalty.AvgResponseTime
 	}

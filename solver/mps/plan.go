@@ -15,8 +15,12 @@ type Plan struct {
 	// clock, indexed like the input jobs.
 	Completions []float64
 	// First holds each job's slots in the first interval (what the caller
-	// enforces now), indexed like the input jobs. It is all zeros when the
-	// plan has no intervals.
+	// enforces now, FLEX 2.2), indexed like the input jobs: the MPS
+	// allocation at Now. It equals the dense slots of Intervals[0] except in
+	// one degenerate case: when the first interval is shorter than an ulp of
+	// the absolute clock (work far below a microsecond with Now a Unix time)
+	// it is folded into the next one (see mps.Pack), and First still says
+	// what to run now.
 	First []int
 }
 

@@ -270,7 +270,7 @@ func Large(rng *rand.Rand, n, slots int, m penalty.Metric) solver.Problem {
 		sort.Float64s(ps)
 		j := solver.Job{
 			ID:          fmt.Sprintf("job%06d", i),
-			Min:         rng.IntN(max(1, slots/(2*n))+1),
+			Min:         rng.IntN(max(1, slots/(2*n)) + 1),
 			Max:         max(1, min(slots, int(math.Ceil(work/0.3)))),
 			Work:        work,
 			Weight:      rng.Float64(),

@@ -1,0 +1,278 @@
+// Package epoch owns one epoch of a cluster: the domain form of the shim's
+// request (POST /v1/clusters/{cluster}/epochs in docs/api.md), its
+// validation, its normalisation into one solver.Problem per phase, and
+// Decide, which runs the phase budgets (docs/algorithms.md section 7) and
+// each phase's policy on its budget and returns the decision together with
+// the cluster's next state.
+//
+// The types here are not the wire types: the HTTP layer decodes JSON into
+// its own types and converts them, mapping absent JSON fields onto the
+// documented zero values and nil pointers below. Every FieldError, though,
+// names the offending value by its wire JSON path ("jobs[3].map.work"), so
+// the HTTP layer can list them as they are.
+//
+// The package is pure: no I/O, clock, randomness, globals or logging, so the
+// HTTP handler, `flexd replay`, the simulator and the tests get the same
+// answer from the same input. Identifiers that need randomness (the
+// decision id) are the caller's.
+package epoch
+
+import (
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/solver"
+)
+
+// Defaults of optional request fields, as docs/api.md and
+// docs/algorithms.md section 7 state them.
+const (
+	// DefaultPolicy is the policy of a request that names none.
+	DefaultPolicy = "flex"
+	// DefaultBorrow is DynamicMR's percentageOfBorrowedMapSlots /
+	// ReduceSlots when absent (Appendix F).
+	DefaultBorrow = 1.0
+	// DefaultTau1 and DefaultTau2 are FRESH's switching thresholds, as
+	// measured in the dissertation's section 3.4.1.
+	DefaultTau1 = 0.8
+	DefaultTau2 = 0.6
+	// DefaultEMAAlpha is OMO's smoothing factor when omo.ema_alpha is 0.
+	DefaultEMAAlpha = 0.3
+)
+
+// The ratio modes of docs/algorithms.md section 7, as the wire names them.
+const (
+	ModeStatic = "static"
+	ModePIDHSA = "pi_dhsa"
+	ModePDDHSA = "pd_dhsa"
+	ModeFresh  = "fresh"
+)
+
+// Request is one epoch's input: the cluster's slots and the state of its
+// jobs at the start of the epoch. Times are seconds on the caller's clock,
+// work is slot-seconds.
+type Request struct {
+	// Epoch numbers the call; it increases per cluster (the store guards
+	// the order, not Decide).
+	Epoch int64
+	// Now is the start of the epoch; EpochLength its expected length (>= 0;
+	// read by OMO).
+	Now, EpochLength float64
+	// Objective is the cluster-wide metric; empty means
+	// penalty.AvgResponseTime. A job's own Objective overrides it.
+	Objective penalty.Metric
+	// Policy is the allocation policy of both phases (solver.ByName);
+	// empty means DefaultPolicy.
+	Policy string
+	// PhasePolicy overrides Policy per phase (wire: phase_policy, an
+	// addition to docs/api.md).
+	PhasePolicy PhasePolicy
+	// FairVariant selects Hadoop's fair-share computation for "fair":
+	// "mrv1" (default, when empty) or "yarn" (docs/fair-share.md).
+	FairVariant string
+	// Slots are the cluster's map and reduce slots; with the static ratio
+	// mode they are the phase budgets.
+	Slots Slots
+	// Ratio chooses how slots are split between phases (and pools).
+	Ratio Ratio
+	// OMO switches the dissertation's chapter 4 decisions on.
+	OMO OMO
+	// ReleasedSlots counts the slots released since the previous epoch
+	// (>= 0), the sample OMO's release-rate average takes.
+	ReleasedSlots int
+	// Jobs are the cluster's live jobs, in the caller's order, which the
+	// decision's allocations keep.
+	Jobs []Job
+}
+
+// PhasePolicy names a policy per phase; an empty name means the request's
+// Policy.
+type PhasePolicy struct {
+	Map, Reduce string
+}
+
+// Slots counts slots per phase.
+type Slots struct {
+	Map, Reduce int
+}
+
+// Ratio configures the ratio stage (docs/algorithms.md section 7). Nil
+// pointers mean the Default* constants; the wire layer maps JSON null and
+// absence onto nil.
+type Ratio struct {
+	// Mode is one of the Mode* constants; empty means ModeStatic.
+	Mode string
+	// BorrowMap and BorrowReduce are DynamicMR's borrowing percentages, in
+	// [0, 1].
+	BorrowMap, BorrowReduce *float64
+	// Tau1 and Tau2 are FRESH's thresholds, in [0, 1].
+	Tau1, Tau2 *float64
+}
+
+// Borrow returns the borrowing percentages with defaults applied.
+func (r Ratio) Borrow() (mapPct, reducePct float64) {
+	return valueOr(r.BorrowMap, DefaultBorrow), valueOr(r.BorrowReduce, DefaultBorrow)
+}
+
+// Taus returns FRESH's thresholds with defaults applied.
+func (r Ratio) Taus() (tau1, tau2 float64) {
+	return valueOr(r.Tau1, DefaultTau1), valueOr(r.Tau2, DefaultTau2)
+}
+
+// OMO configures the dissertation's chapter 4 decisions.
+type OMO struct {
+	// LazyStart lets OMO decide when each job's reduce phase starts;
+	// BatchFinish lets it pick one job whose map tail finishes in a batch.
+	LazyStart, BatchFinish bool
+	// Bandwidth is the shuffle bandwidth in bytes per second (>= 0).
+	Bandwidth float64
+	// EMAAlpha is the moving averages' smoothing factor in [0, 1]; 0 means
+	// DefaultEMAAlpha (an alpha of 0 would never learn anything).
+	EMAAlpha float64
+}
+
+// Job is one live job.
+type Job struct {
+	// ID identifies the job; unique and non-empty within a request.
+	ID string
+	// Pool is the job's pool for per-pool budgets (PD-DHSA); empty means
+	// the default pool.
+	Pool string
+	// Submitted is the job's arrival time.
+	Submitted float64
+	// Weight is the job's weight (>= 0, finite); nil means 1.
+	Weight *float64
+	// Deadline is the job's deadline, meaningful only when HasDeadline.
+	Deadline    float64
+	HasDeadline bool
+	// SLA lists SLA steps: deadlines strictly increasing, penalties
+	// non-decreasing.
+	SLA []penalty.Step
+	// Objective overrides the request's metric for this job; empty means
+	// the request's.
+	Objective penalty.Metric
+	// ConsumedSlotSeconds is the work the job's tasks have done so far,
+	// finished and running (slot-seconds, >= 0); nil when the caller does
+	// not track it. It feeds the overall-fairness index (FRESH Eq. 3.1).
+	ConsumedSlotSeconds *float64
+	// Map and Reduce describe the job's phases; nil means the job has
+	// nothing to do in that phase (finished, or not started).
+	Map, Reduce *Phase
+}
+
+// Phase is one job's state in one phase.
+type Phase struct {
+	// Min and Max bound the job's slots in the phase (0 <= Min, 1 <= Max
+	// when the phase has work). Min > Max is not an error: the solver
+	// clamps Min to Max (docs/algorithms.md section 1).
+	Min, Max int
+	// Work is the phase's remaining work (>= 0, finite); 0 means nothing to
+	// do in this phase, and the job takes no part in its problem.
+	Work float64
+	// TotalWork is the phase's whole work, for stretch (>= 0); 0 means Work.
+	TotalWork float64
+	// Pending, Running and Tasks count the phase's tasks (>= 0). Pending +
+	// Running, when positive, is the job's remaining demand in slots: the
+	// solver clamps Max to it.
+	Pending, Running, Tasks int
+	// AvgTaskTime is the mean task duration (seconds) and
+	// OutputBytesPerTask the mean map output (bytes); both >= 0, read by
+	// the estimators and OMO.
+	AvgTaskTime, OutputBytesPerTask float64
+	// Started is true once the phase has begun (OMO holds a reduce phase's
+	// demand at 0 until it starts).
+	Started bool
+}
+
+// Decision is what Decide answers for one epoch.
+type Decision struct {
+	// Epoch echoes the request's epoch.
+	Epoch int64
+	// Budgets are the slots each phase's policy shared out.
+	Budgets Budgets
+	// Phases hold each phase's solver answer, jobs in the order of that
+	// phase's problem (see Normalize), never nil.
+	Phases Phases
+	// OMO holds OMO's decisions; nil when OMO is off.
+	OMO *OMODecision
+	// Allocations are every job's slots now, in request order.
+	Allocations []JobAllocation
+	// Fairness is Jain's index over the jobs' resource rates (FRESH Eq.
+	// 3.1), nil when the request carries no consumed slot-seconds.
+	Fairness *float64
+}
+
+// Budgets are the ratio stage's output.
+type Budgets struct {
+	// Mode is the ratio mode that produced them.
+	Mode string
+	// Map and Reduce are the phase budgets in slots.
+	Map, Reduce int
+	// Borrowed says how many slots one phase lent the other.
+	Borrowed Borrowed
+	// Pools holds per-pool budgets (PD-DHSA); nil in the other modes.
+	Pools map[string]PoolBudget
+}
+
+// Borrowed counts slots lent between phases.
+type Borrowed struct {
+	ReduceToMap, MapToReduce int
+}
+
+// PoolBudget is one pool's budget per phase.
+type PoolBudget struct {
+	Map, Reduce int
+}
+
+// Phases hold the solver's answer per phase.
+type Phases struct {
+	Map, Reduce *solver.Result
+}
+
+// OMODecision is OMO's output for one epoch (docs/algorithms.md section 7).
+type OMODecision struct {
+	// StartReduce lists the jobs whose reduce phase starts now (lazy
+	// start), in request order.
+	StartReduce []string
+	// BatchFinish is the job whose map tail finishes in a batch, or "".
+	BatchFinish string
+	// ReleaseRate (slots per second) and AvailableSlots are the moving
+	// averages after this epoch's sample.
+	ReleaseRate, AvailableSlots float64
+}
+
+// ReasonNone is the reason of a job's zero slots in a phase it takes no
+// part in (no work there). It extends solver's reasons so that every
+// allocation has one (wire: map_reason / reduce_reason "none").
+const ReasonNone solver.Reason = "none"
+
+// JobAllocation is one job's slots now in each phase.
+type JobAllocation struct {
+	ID                      string
+	Map, Reduce             int
+	MapReason, ReduceReason solver.Reason
+}
+
+// ClusterState is what a cluster carries from one epoch to the next; the
+// store saves it beside the decision, so its JSON form is a stored format:
+// add fields, never rename them.
+type ClusterState struct {
+	// LastEpoch is the epoch the state belongs to.
+	LastEpoch int64 `json:"last_epoch"`
+	// OMO holds OMO's moving averages; nil until OMO first runs.
+	OMO *OMOState `json:"omo,omitempty"`
+}
+
+// OMOState holds OMO's exponential moving averages (dissertation Eq. 4.1).
+// It is a placeholder until package ratio owns OMO's state.
+type OMOState struct {
+	// ReleaseRate is F_o, slots released per second.
+	ReleaseRate float64 `json:"release_rate"`
+	// AvailableSlots is A_o.
+	AvailableSlots float64 `json:"available_slots"`
+}
+
+func valueOr(p *float64, def float64) float64 {
+	if p == nil {
+		return def
+	}
+	return *p
+}

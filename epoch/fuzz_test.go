@@ -1,0 +1,83 @@
+package epoch_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/flexd/flexd/epoch"
+	"github.com/flexd/flexd/solver"
+)
+
+// FuzzValidate decodes arbitrary JSON into a Request and runs Validate and
+// Decide on it: neither may panic, every problem names a field, Decide
+// refuses exactly what Validate refuses (a policy must never find a rule
+// Validate missed), and a decision covers every job within each budget.
+func FuzzValidate(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "*.request.json"))
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		`{}`,
+		`{"Slots":{"Map":1,"Reduce":1},"Jobs":[{"ID":"a","Map":{"Max":1,"Work":1}}]}`,
+		`{"Slots":{"Map":1,"Reduce":1},"Jobs":[{"ID":"a","Map":{"Min":-1,"Max":0,"Work":1}},{"ID":"a"}]}`,
+		`{"Slots":{"Map":3,"Reduce":2},"Policy":"optimal","Objective":"sla_cost","Jobs":[{"ID":"a","SLA":[{"Deadline":2,"Penalty":1},{"Deadline":1,"Penalty":0}],"Reduce":{"Max":2,"Work":5,"Pending":9223372036854775807,"Running":9223372036854775807}}]}`,
+		`{"Slots":{"Map":10000000,"Reduce":1},"Ratio":{"Mode":"fresh","Tau1":2},"OMO":{"LazyStart":true,"EMAAlpha":-1}}`,
+		`{"Slots":{"Map":5,"Reduce":5},"PhasePolicy":{"Map":"fair","Reduce":"fifo"},"FairVariant":"yarn","Jobs":[{"ID":"x","Weight":0,"ConsumedSlotSeconds":1e308,"Submitted":-1e308,"Map":{"Min":9,"Max":2,"Work":1e-300}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var req epoch.Request
+		if json.Unmarshal(data, &req) != nil {
+			return
+		}
+		fes := epoch.Validate(req, epoch.Limits{})
+		for _, fe := range fes {
+			if fe.Field == "" || fe.Message == "" {
+				t.Errorf("problem without a field or message: %+v", fe)
+			}
+		}
+		dec, _, err := epoch.Decide(req, epoch.ClusterState{})
+		var ve *solver.ValidationError
+		refused := errors.As(err, &ve)
+		switch {
+		case len(fes) > 0 && !refused:
+			t.Fatalf("Validate found %v but Decide returned %v", fes, err)
+		case len(fes) > 0:
+			if diff := cmp.Diff(fes, ve.Problems); diff != "" {
+				t.Errorf("Decide's problems differ from Validate's (-validate +decide):\n%s", diff)
+			}
+		case refused:
+			t.Fatalf("Validate accepted the request but a policy refused it: %v", ve)
+		case err != nil && strings.Contains(err.Error(), "not implemented yet"):
+			return // solver's stub; remove this case once every policy is in
+		case err != nil:
+			t.Fatalf("a policy failed on a valid request (a 500): %v", err)
+		}
+		if err != nil {
+			return // refused, as Validate said
+		}
+		if len(dec.Allocations) != len(req.Jobs) {
+			t.Fatalf("%d allocations for %d jobs", len(dec.Allocations), len(req.Jobs))
+		}
+		m, r := 0, 0
+		for _, a := range dec.Allocations {
+			m += a.Map
+			r += a.Reduce
+		}
+		if m > dec.Budgets.Map || r > dec.Budgets.Reduce {
+			t.Errorf("allocated map %d / reduce %d over budgets %d / %d", m, r, dec.Budgets.Map, dec.Budgets.Reduce)
+		}
+	})
+}

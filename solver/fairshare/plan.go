@@ -1,0 +1,121 @@
+package fairshare
+
+import (
+	"math"
+
+	"github.com/flexd/flexd/solver/mps"
+)
+
+// CompletionTolerance is the relative slack within which two jobs count as
+// completing at the same instant: a job whose remaining work would last at
+// most (1 + CompletionTolerance) times the interval completes with the job
+// that ends it. Without it, floating-point dust would leave a job with
+// 1e-13 slot-seconds to do and an interval of 1e-15 seconds for it.
+const CompletionTolerance = 1e-9
+
+// Plan simulates FAIR from now (docs/algorithms.md section 5; docs/
+// fair-share.md, "In a plan ... FAIR is recomputed every time a job
+// completes"): the live jobs' fair shares by Compute with variant v, turned
+// into slots by Slots, held until the first live job completes, which
+// leaves; then recomputed, until every job is done. Work is in slot-seconds
+// with linear speedup (FLEX 2.5); times are seconds on the caller's clock.
+//
+// The result is an mps.Plan indexed like jobs: delta-encoded intervals (a
+// finished job appears once with 0 slots), each job's completion time, and
+// the first interval's slots (what the caller enforces now). Jobs complete
+// together when within CompletionTolerance of each other.
+//
+// Jobs should be normalised as Slots expects and have finite Work > 0. A job
+// with Work <= 0 (or NaN) is complete at now and never holds a slot. If the
+// live jobs can make no progress (total < 1, or every live Max is 0) or the
+// next completion is infinitely far (infinite Work), the plan stops there
+// and those jobs complete at +Inf.
+//
+// Each interval costs a fair-share computation and a rounding, O(J) to
+// O(J log J), and there are at most J intervals, so Plan is O(J^2 log J)
+// time; the plan itself can hold O(J^2) changes since FAIR moves every
+// live job's share at every completion.
+func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
+	n := len(jobs)
+	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
+
+	remaining := make([]float64, n)
+	live := make([]int, 0, n) // ascending job index, kept so as jobs leave
+	for j, job := range jobs {
+		if job.Work > 0 {
+			remaining[j] = job.Work
+			live = append(live, j)
+		} else {
+			p.Completions[j] = now
+		}
+	}
+
+	var (
+		c      computer
+		r      rounder
+		sched  = make([]Schedulable, 0, n)
+		sub    = make([]Job, 0, n)
+		shares = make([]float64, n)
+		alloc  = make([]int, n)
+		cur    = make([]int, n) // dense slots of this interval
+		prev   = make([]int, n) // dense slots of the previous interval
+		t      = now
+	)
+	for len(live) > 0 {
+		sched, sub = sched[:0], sub[:0]
+		for _, j := range live {
+			sched = append(sched, jobs[j].Schedulable())
+			sub = append(sub, jobs[j])
+		}
+		sh, al := shares[:len(live)], alloc[:len(live)]
+		c.compute(sh, v, sched, total)
+		r.round(al, sh, sub, total)
+
+		// The interval lasts until the first live job with slots completes.
+		dt := math.Inf(1)
+		for k, j := range live {
+			if al[k] > 0 {
+				dt = min(dt, remaining[j]/float64(al[k]))
+			}
+		}
+		if math.IsInf(dt, 1) || dt != dt {
+			for _, j := range live {
+				p.Completions[j] = math.Inf(1)
+			}
+			break
+		}
+		end := t + dt
+
+		clear(cur)
+		for k, j := range live {
+			cur[j] = al[k]
+		}
+		iv := mps.Interval{Start: t, End: end}
+		for j := range cur {
+			if cur[j] != prev[j] {
+				iv.Changes = append(iv.Changes, mps.Change{Job: j, Slots: cur[j]})
+			}
+		}
+		if len(p.Intervals) == 0 {
+			copy(p.First, cur)
+		}
+		p.Intervals = append(p.Intervals, iv)
+		prev, cur = cur, prev
+
+		// Account the work and retire every job that ends with this interval.
+		next := live[:0]
+		for k, j := range live {
+			s := float64(al[k])
+			if s > 0 && remaining[j]/s <= dt*(1+CompletionTolerance) {
+				p.Completions[j] = end
+				remaining[j] = 0
+				continue
+			}
+			remaining[j] -= s * dt
+			next = append(next, j)
+		}
+		live = next
+		t = end
+	}
+	return p
+}
