@@ -1,7 +1,148 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flexd/flexd/httpapi"
+)
+
+// maxSolveLine caps one request (one line in --jsonl mode), like the
+// server's default body limit.
+const maxSolveLine = 8 << 20
 
 func newSolveCmd() *cobra.Command {
-	return &cobra.Command{Use: "solve", Short: "not implemented yet"}
+	var jsonl bool
+	cmd := &cobra.Command{
+		Use:   "solve [FILE]",
+		Short: "Solve /v1/solve requests without a server (FILE or stdin to stdout)",
+		Long: `solve reads one /v1/solve request (docs: api.md) from FILE, or from stdin when
+FILE is absent or "-", and writes the response exactly as the server would, from
+the same code. A bad request prints its problem+json object and exits with 2.
+
+With --jsonl the input is a stream of requests, one per line, answered one per
+line in order; a bad line gets its problem+json object on its line and the
+stream goes on.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in := cmd.InOrStdin()
+			if len(args) == 1 && args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return usageError{fmt.Errorf("solve: %w", err)}
+				}
+				defer f.Close()
+				in = f
+			}
+			out := bufio.NewWriter(cmd.OutOrStdout())
+			defer out.Flush()
+			if jsonl {
+				return solveStream(in, out)
+			}
+			body, err := io.ReadAll(io.LimitReader(in, maxSolveLine+1))
+			if err != nil {
+				return fmt.Errorf("solve: reading the request: %w", err)
+			}
+			if len(body) > maxSolveLine {
+				return usageError{fmt.Errorf("solve: request over %d bytes", maxSolveLine)}
+			}
+			status, resp := httpapi.SolveJSON(body)
+			if err := writeJSONLine(out, resp); err != nil {
+				return err
+			}
+			if status != http.StatusOK {
+				return usageError{fmt.Errorf("solve: the request was refused (%d %s)", status, http.StatusText(status))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonl, "jsonl", false, "read a stream of requests, one per line, and answer one per line")
+	return cmd
+}
+
+// solveStream answers each line of in on its own line of out.
+func solveStream(in io.Reader, out *bufio.Writer) error {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for line := 1; ; line++ {
+		body, err := readLine(r, maxSolveLine)
+		if errors.Is(err, io.EOF) && body == nil {
+			return nil
+		}
+		var resp any
+		switch {
+		case errors.Is(err, errLineTooLong):
+			resp = httpapi.Problem{Type: "about:blank", Title: http.StatusText(http.StatusRequestEntityTooLarge),
+				Status: http.StatusRequestEntityTooLarge, Detail: fmt.Sprintf("line %d is over %d bytes", line, maxSolveLine)}
+		case err != nil && !errors.Is(err, io.EOF):
+			return fmt.Errorf("solve: reading line %d: %w", line, err)
+		case len(bytes.TrimSpace(body)) == 0:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			continue // blank lines separate nothing
+		default:
+			_, resp = httpapi.SolveJSON(body)
+		}
+		if werr := writeJSONLine(out, resp); werr != nil {
+			return werr
+		}
+		// Each answer goes out as soon as it is ready, so a shim can stream.
+		if ferr := out.Flush(); ferr != nil {
+			return fmt.Errorf("solve: writing: %w", ferr)
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+	}
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line without its newline; a line over limit is
+// consumed and reported as errLineTooLong.
+func readLine(r *bufio.Reader, limit int) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf)+len(chunk) > limit+1 {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, err
+			}
+			return []byte{}, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil:
+			if len(buf) == 0 {
+				return nil, err
+			}
+			return buf, err
+		}
+		return bytes.TrimRight(buf, "\r\n"), nil
+	}
+}
+
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("solve: encoding the answer: %w", err)
+	}
+	b = append(b, '\n')
+	if _, err := w.Write(b); err != nil {
+		return fmt.Errorf("solve: writing: %w", err)
+	}
+	return nil
 }
