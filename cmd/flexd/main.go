@@ -30,7 +30,7 @@ func newRootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCmd(), newSolveCmd(), newSimulateCmd(), newReplayCmd(),
-		newMigrateCmd(), newTokenCmd(), newVersionCmd())
+		newMigrateCmd(), newTokenCmd(), newPlanCmd(), newVersionCmd())
 	return root
 }
 
