@@ -70,9 +70,10 @@ func Pack(in Input, order []int) Plan {
 
 // Packer is a reusable MPS workspace. Its zero value is ready to use. After
 // the first call with J jobs, calls with at most J jobs do not allocate in
-// Completions, which is the point: FLEX's local search (section 3.2) scores
-// thousands of orders, each by one MPS run. A Packer is not safe for
-// concurrent use; give each goroutine its own.
+// Completions, which is the point: the local search over orders
+// (docs/algorithms.md section 4, after FLEX 3.2) scores thousands of orders,
+// each by one MPS run. A Packer is not safe for concurrent use; give each
+// goroutine its own.
 type Packer struct {
 	jobs  []jobState
 	heap  []heapEntry
