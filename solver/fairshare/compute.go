@@ -147,8 +147,8 @@ func shareMRv1(w float64, lo, hi int, r float64) float64 {
 	if w == 0 {
 		s = 0 // Java gives NaN for 0*Inf; see Compute
 	}
-	s = math.Max(s, float64(lo))
-	return math.Min(s, float64(hi))
+	s = javaMax(s, float64(lo))
+	return javaMin(s, float64(hi))
 }
 
 // usedMRv1 is slotsUsedWithWeightToSlotRatio, plus whether doubling r can
@@ -236,8 +236,8 @@ func (c *computer) computeYARN(out []float64, jobs []Schedulable, total int) {
 // shareYARN is computeShare: (long) min(max, max(min, w * R)).
 func shareYARN(w float64, lo, hi int, r float64) int64 {
 	s := float64(w * r)
-	s = math.Max(s, float64(lo))
-	s = math.Min(s, float64(hi))
+	s = javaMax(s, float64(lo))
+	s = javaMin(s, float64(hi))
 	return javaLong(s)
 }
 
@@ -261,6 +261,26 @@ func (c *computer) usedYARN(jobs []Schedulable, r float64) (used int64, saturate
 		saturated = true // nothing grows past +Inf; Hadoop would spin here
 	}
 	return used, saturated
+}
+
+// javaMax is Java's Math.max(a, b) for a bound b that is a finite integer
+// (never NaN, never -0): NaN wins, and of two equal values b, so that
+// max(-0.0, 0.0) is 0.0. Spelled out because math.Max is not inlined on
+// amd64 and this is Plan's innermost loop.
+func javaMax(a, b float64) float64 {
+	if a > b || a != a {
+		return a
+	}
+	return b
+}
+
+// javaMin is Java's Math.min(a, b) for a bound b that is a finite integer:
+// NaN wins, and of two equal values a, so that min(-0.0, 0.0) is -0.0.
+func javaMin(a, b float64) float64 {
+	if a > b {
+		return b
+	}
+	return a
 }
 
 // javaLong converts like Java's (long) cast of a double: truncation toward

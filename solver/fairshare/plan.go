@@ -29,7 +29,9 @@ const CompletionTolerance = 1e-9
 // with Work <= 0 (or NaN) is complete at now and never holds a slot. If the
 // live jobs can make no progress (total < 1, or every live Max is 0) or the
 // next completion is infinitely far (infinite Work), the plan stops there
-// and those jobs complete at +Inf.
+// and those jobs complete at +Inf. A completion closer to the previous one
+// than the clock's float64 resolution there gets no interval of its own:
+// the job completes at that same instant.
 //
 // Each interval costs a fair-share computation and a rounding, O(J) to
 // O(J log J), and there are at most J intervals, so Plan is O(J^2 log J)
@@ -85,6 +87,22 @@ func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
 			break
 		}
 		end := t + dt
+		if !(end > t) {
+			// The next completion is closer than the clock's resolution at t
+			// (a leftover of floating-point dust): no interval can represent
+			// it, so the jobs that end now complete at t, with a negligible
+			// amount of work unaccounted, and the plan goes on.
+			next := live[:0]
+			for k, j := range live {
+				if s := float64(al[k]); s > 0 && remaining[j]/s <= dt*(1+CompletionTolerance) {
+					p.Completions[j] = t
+					continue
+				}
+				next = append(next, j)
+			}
+			live = next
+			continue
+		}
 
 		clear(cur)
 		for k, j := range live {

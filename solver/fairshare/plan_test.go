@@ -257,8 +257,8 @@ func checkPlan(tb fataler, v Variant, jobs []Job, total int, now float64, p mps.
 			if math.Abs(done[j]-job.Work) > workTolerance*job.Work {
 				tb.Fatalf("job %d: plan does %v slot-seconds of work, want %v", j, done[j], job.Work)
 			}
-			if c > t || c <= now {
-				tb.Fatalf("job %d completes at %v, outside (%v, %v]", j, c, now, t)
+			if c > t || c < now {
+				tb.Fatalf("job %d completes at %v, outside [%v, %v]", j, c, now, t)
 			}
 		}
 	}

@@ -34,7 +34,9 @@ func (j Job) Schedulable() Schedulable {
 // jobs: each share floored and clamped into [Min, Max], then the remaining
 // slots handed one at a time to the job furthest below its fair share
 // (share - slots: after flooring, the largest fractional part, so each job
-// gets at most one in the first round), ties to the job with fewer slots per
+// gets at most one in the first round; a job held at a minimum above its
+// share is already ahead of it and comes after), ties to the job with fewer
+// slots per
 // unit of weight, then the earlier Submitted, then the smaller ID, then the
 // earlier index. A job never goes above Max.
 //
