@@ -2,8 +2,11 @@ package epoch
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
 )
 
@@ -20,64 +23,243 @@ func Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 }
 
 // Decide validates req (with the default Limits; a caller with tighter
-// limits validates first), splits the slots between the phases, solves each
-// phase's problem with its policy on its budget and assembles the decision,
-// together with the cluster state that follows prev.
+// limits validates first), runs the ratio stage (package ratio:
+// docs/algorithms.md section 7) for the phase budgets and OMO's decisions,
+// solves each phase's problem with its policy on its budget (in pd_dhsa,
+// each pool's phase problem on the pool's budget) and assembles the
+// decision, together with the cluster state that follows prev.
+//
+// OMO's overrides change the phase problems before any policy runs: a job
+// whose reduce phase lazy start holds is left out of the reduce problem
+// (0 slots, ReasonHeld), and the batch-finish job's map minimum is raised to
+// what ratio granted (its pending map tasks within its budget; the solver
+// still clamps a minimum to the job's max).
 //
 // A phase without jobs gets an empty result and its policy is not called.
-// A job taking no part in a phase gets 0 slots there with ReasonNone.
+// A phase (or pool phase) with jobs and a budget of 0 is not solved either
+// (a problem needs a slot): each of its jobs gets 0 slots with
+// ReasonNoBudget, and its result has no plan and an objective of 0. A job
+// taking no part in a phase gets 0 slots there with ReasonNone.
+//
+// The next state carries OMO's moving averages, updated from this epoch
+// when OMO is on and passed through unchanged when it is off.
 //
 // Errors: a *solver.ValidationError, with wire paths, when the request
 // breaks a rule (the HTTP layer's 422); any other error means a policy
 // failed or broke its contract (a 500: a bug, not the caller's fault). On
 // error the returned state is prev.
-//
-// Only the static ratio mode exists for now: Validate refuses the others
-// and OMO, so OMO is always nil and the OMO state passes through.
 func (d Decider) Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 	if fes := Validate(req, Limits{}); fes != nil {
 		return Decision{}, prev, &solver.ValidationError{Problems: fes}
 	}
-	b := budgets(req)
+	var prevOMO OMOState
+	if prev.OMO != nil {
+		prevOMO = *prev.OMO
+	}
+	rr, nextOMO := ratio.Budgets(RatioConfig(req), RatioInput(req), prevOMO)
+	b := budgetsOf(rr)
 	mp, rp := Normalize(req)
-	mp.Problem.Slots, rp.Problem.Slots = b.Map, b.Reduce
-	mres, err := d.solve(mp)
-	if err != nil {
-		return Decision{}, prev, err
-	}
-	rres, err := d.solve(rp)
-	if err != nil {
-		return Decision{}, prev, err
-	}
+	held := applyOverrides(req, &mp, &rp, rr.Overrides)
+
 	dec := Decision{
 		Epoch:       req.Epoch,
 		Budgets:     b,
-		Phases:      Phases{Map: mres, Reduce: rres},
+		OMO:         omoOf(rr.OMO),
 		Allocations: make([]JobAllocation, len(req.Jobs)),
 		Fairness:    fairness(req),
+		Why:         rr.Why,
 	}
+	if rr.Mode == ratio.ModePDDHSA {
+		pools, err := d.solvePools(req, b, mp, rp)
+		if err != nil {
+			return Decision{}, prev, err
+		}
+		dec.PoolPhases = pools
+		for _, x := range []struct {
+			pp  PhaseProblem
+			res **solver.Result
+			get func(Phases) *solver.Result
+		}{
+			{mp, &dec.Phases.Map, func(ph Phases) *solver.Result { return ph.Map }},
+			{rp, &dec.Phases.Reduce, func(ph Phases) *solver.Result { return ph.Reduce }},
+		} {
+			if len(x.pp.Problem.Jobs) > 0 {
+				*x.res = mergePools(x.pp, pools, x.get)
+				continue
+			}
+			if *x.res, err = d.solve(x.pp); err != nil {
+				return Decision{}, prev, err
+			}
+		}
+	} else {
+		mp.Problem.Slots, rp.Problem.Slots = phaseSlots(b.Map), phaseSlots(b.Reduce)
+		var err error
+		if dec.Phases.Map, err = d.solve(mp); err != nil {
+			return Decision{}, prev, err
+		}
+		if dec.Phases.Reduce, err = d.solve(rp); err != nil {
+			return Decision{}, prev, err
+		}
+	}
+
 	for i, j := range req.Jobs {
 		dec.Allocations[i] = JobAllocation{ID: j.ID, MapReason: ReasonNone, ReduceReason: ReasonNone}
+		if held[i] {
+			dec.Allocations[i].ReduceReason = ReasonHeld
+		}
 	}
 	for k, i := range mp.Index {
-		a := mres.Allocations[k]
+		a := dec.Phases.Map.Allocations[k]
 		dec.Allocations[i].Map, dec.Allocations[i].MapReason = a.Slots, a.Reason
 	}
 	for k, i := range rp.Index {
-		a := rres.Allocations[k]
+		a := dec.Phases.Reduce.Allocations[k]
 		dec.Allocations[i].Reduce, dec.Allocations[i].ReduceReason = a.Slots, a.Reason
 	}
-	next := ClusterState{LastEpoch: req.Epoch, OMO: prev.OMO}
+	next := ClusterState{LastEpoch: req.Epoch}
+	switch {
+	case req.OMO.Enabled():
+		next.OMO = &nextOMO
+	case prev.OMO != nil:
+		carried := *prev.OMO
+		next.OMO = &carried
+	}
 	return dec, next, nil
 }
 
-// budgets is the ratio stage (docs/algorithms.md section 7). Only the
-// static split exists until package ratio lands (issue 3); Validate refuses
-// the other modes (see unsupported), so none reaches here. Replace this
-// body with the call into ratio, which also yields OMO's decision and next
-// state.
-func budgets(req Request) Budgets {
-	return Budgets{Mode: ModeStatic, Map: req.Slots.Map, Reduce: req.Slots.Reduce}
+// phaseSlots is the slots a phase (or pool phase) problem gets for a
+// budget. Validate keeps the cluster's slots within solver.MaxSlots, but
+// with a reduce-slot weight above 1 slots lent by the reduce phase are
+// worth more than one map slot each, so a budget can exceed it; a problem
+// never may, and no job could tell the difference.
+func phaseSlots(budget int) int { return min(budget, solver.MaxSlots) }
+
+// budgetsOf is ratio's decision in this package's terms.
+func budgetsOf(rr ratio.Result) Budgets {
+	b := Budgets{
+		Mode:     string(rr.Mode),
+		Map:      rr.Map,
+		Reduce:   rr.Reduce,
+		Borrowed: Borrowed{ReduceToMap: rr.Borrowed.ReduceToMap, MapToReduce: rr.Borrowed.MapToReduce},
+		Theta:    rr.Theta,
+	}
+	if rr.Mode == ratio.ModePDDHSA {
+		b.Pools = make(map[string]PoolBudget, len(rr.Pools))
+		for _, p := range rr.Pools {
+			b.Pools[p.Pool] = PoolBudget{Map: p.Map, Reduce: p.Reduce}
+		}
+	}
+	return b
+}
+
+// omoOf is OMO's decision in this package's terms; nil when OMO is off.
+func omoOf(o *ratio.OMODecision) *OMODecision {
+	if o == nil {
+		return nil
+	}
+	return &OMODecision{
+		StartReduce:    append([]string(nil), o.StartReduce...),
+		BatchFinish:    o.BatchFinish,
+		ReleaseRate:    o.ReleaseRate,
+		AvailableSlots: o.AvailableSlots,
+	}
+}
+
+// applyOverrides applies OMO's per-job changes to the phase problems: a
+// held job leaves the reduce problem, a raised map minimum replaces a
+// lower one. It returns the request indexes of the held jobs.
+func applyOverrides(req Request, mp, rp *PhaseProblem, overrides []ratio.Override) map[int]bool {
+	if len(overrides) == 0 {
+		return nil
+	}
+	byID := make(map[string]int, len(req.Jobs))
+	for i, j := range req.Jobs {
+		byID[j.ID] = i
+	}
+	held := map[int]bool{}
+	mapMin := map[int]int{}
+	for _, o := range overrides {
+		i, ok := byID[o.ID]
+		if !ok {
+			continue
+		}
+		if o.HoldReduce {
+			held[i] = true
+		}
+		if o.MapMin > 0 {
+			mapMin[i] = o.MapMin
+		}
+	}
+	for k, i := range mp.Index {
+		if m, ok := mapMin[i]; ok {
+			mp.Problem.Jobs[k].Min = max(mp.Problem.Jobs[k].Min, m)
+		}
+	}
+	if len(held) > 0 {
+		var jobs []solver.Job
+		var index []int
+		for k, i := range rp.Index {
+			if !held[i] {
+				jobs = append(jobs, rp.Problem.Jobs[k])
+				index = append(index, i)
+			}
+		}
+		rp.Problem.Jobs, rp.Index = jobs, index
+	}
+	return held
+}
+
+// solvePools solves every pool's map and reduce problem on the pool's
+// budget (pd_dhsa). Every pool with a budget or a job in a phase gets both
+// phases' results, empty where it has no jobs.
+func (d Decider) solvePools(req Request, b Budgets, mp, rp PhaseProblem) (map[string]Phases, error) {
+	out := map[string]Phases{}
+	for name := range b.Pools {
+		out[name] = Phases{}
+	}
+	split := func(pp PhaseProblem) map[string]PhaseProblem {
+		parts := map[string]PhaseProblem{}
+		for k, i := range pp.Index {
+			name := jobPool(req.Jobs[i])
+			part, ok := parts[name]
+			if !ok {
+				part = pp
+				part.Problem.Jobs, part.Index = nil, nil
+			}
+			part.Problem.Jobs = append(part.Problem.Jobs, pp.Problem.Jobs[k])
+			part.Index = append(part.Index, i)
+			parts[name] = part
+			if _, ok := out[name]; !ok {
+				out[name] = Phases{} // a pool without a budget gets 0
+			}
+		}
+		return parts
+	}
+	mparts, rparts := split(mp), split(rp)
+	for _, name := range slices.Sorted(maps.Keys(out)) {
+		ph := out[name]
+		pb := b.Pools[name]
+		for _, x := range []struct {
+			parts  map[string]PhaseProblem
+			whole  PhaseProblem
+			budget int
+			res    **solver.Result
+		}{{mparts, mp, pb.Map, &ph.Map}, {rparts, rp, pb.Reduce, &ph.Reduce}} {
+			part, ok := x.parts[name]
+			if !ok {
+				part = x.whole
+				part.Problem.Jobs, part.Index = nil, nil
+			}
+			part.Problem.Slots = phaseSlots(x.budget)
+			res, err := d.solve(part)
+			if err != nil {
+				return nil, err
+			}
+			*x.res = res
+		}
+		out[name] = ph
+	}
+	return out, nil
 }
 
 // solve runs a phase's policy and checks that its answer covers the
@@ -96,6 +278,14 @@ func (d Decider) solve(pp PhaseProblem) (*solver.Result, error) {
 	}
 	if len(pp.Problem.Jobs) == 0 {
 		return emptyResult(s.Name(), pp.Problem.Metric), nil
+	}
+	if pp.Problem.Slots <= 0 {
+		// No problem has zero slots; the answer is known anyway.
+		res := emptyResult(s.Name(), pp.Problem.Metric)
+		for _, j := range pp.Problem.Jobs {
+			res.Allocations = append(res.Allocations, solver.Allocation{ID: j.ID, Reason: ReasonNoBudget})
+		}
+		return res, nil
 	}
 	res, err := s.Solve(pp.Problem)
 	if ve, ok := err.(*solver.ValidationError); ok {
@@ -138,8 +328,8 @@ func emptyResult(policy string, metric penalty.Metric) *solver.Result {
 // over each job's resource rate r_i = consumed slot-seconds / (now -
 // submitted). Jobs without consumed slot-seconds, or not yet in the system
 // for a positive time, are left out; nil when no job remains or all rates
-// are 0 (the index is 0/0 there). Jain's index is local until package
-// ratio, which FRESH needs it for, exports one.
+// are 0 (the index is 0/0 there). The local jain, unlike ratio.Jain, says
+// when the index is undefined rather than answering a number.
 func fairness(req Request) *float64 {
 	var rates []float64
 	for _, j := range req.Jobs {

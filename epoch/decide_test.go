@@ -2,6 +2,7 @@ package epoch_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -77,6 +78,11 @@ func alloc(id string, slots int, reason solver.Reason) solver.Allocation {
 	return solver.Allocation{ID: id, Slots: slots, Reason: reason}
 }
 
+// staticWhy is the ratio stage's explanation of a static split.
+func staticWhy(mapSlots, reduceSlots int) []string {
+	return []string{fmt.Sprintf("static: map %d, reduce %d as configured", mapSlots, reduceSlots)}
+}
+
 func TestDecide(t *testing.T) {
 	for name, tc := range map[string]struct {
 		req       epoch.Request
@@ -92,6 +98,7 @@ func TestDecide(t *testing.T) {
 			want: epoch.Decision{
 				Epoch:   42,
 				Budgets: epoch.Budgets{Mode: "static", Map: 100, Reduce: 50},
+				Why:     staticWhy(100, 50),
 				Phases: epoch.Phases{
 					Map:    fakeResult("fifo", alloc("map-only", 50, solver.ReasonMax), alloc("both", 50, solver.ReasonPartial)),
 					Reduce: fakeResult("fair", alloc("reduce-only", 30, solver.ReasonMax), alloc("both", 20, solver.ReasonPartial)),
@@ -114,6 +121,7 @@ func TestDecide(t *testing.T) {
 			want: epoch.Decision{
 				Epoch:   7,
 				Budgets: epoch.Budgets{Mode: "static", Map: 10, Reduce: 10},
+				Why:     staticWhy(10, 10),
 				Phases: epoch.Phases{
 					Map:    fakeResult("flex", alloc("mapper", 4, solver.ReasonMax)),
 					Reduce: &solver.Result{Policy: "flex", Metric: penalty.MaxResponseTime, Aggregate: penalty.Max},
@@ -129,6 +137,7 @@ func TestDecide(t *testing.T) {
 			want: epoch.Decision{
 				Epoch:   3,
 				Budgets: epoch.Budgets{Mode: "static", Map: 10, Reduce: 10},
+				Why:     staticWhy(10, 10),
 				Phases: epoch.Phases{
 					Map:    &solver.Result{Policy: "flex", Metric: penalty.AvgResponseTime, Aggregate: penalty.Sum},
 					Reduce: &solver.Result{Policy: "flex", Metric: penalty.AvgResponseTime, Aggregate: penalty.Sum},
@@ -143,6 +152,7 @@ func TestDecide(t *testing.T) {
 			want: epoch.Decision{
 				Epoch:   5,
 				Budgets: epoch.Budgets{Mode: "static", Map: 10, Reduce: 10},
+				Why:     staticWhy(10, 10),
 				Phases: epoch.Phases{
 					Map:    fakeResult("flex", alloc("tail", 3, solver.ReasonDemand)),
 					Reduce: &solver.Result{Policy: "flex", Metric: penalty.AvgResponseTime, Aggregate: penalty.Sum},

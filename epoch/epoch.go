@@ -19,6 +19,7 @@ package epoch
 
 import (
 	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
 )
 
@@ -103,8 +104,25 @@ type Ratio struct {
 	// BorrowMap and BorrowReduce are DynamicMR's borrowing percentages, in
 	// [0, 1].
 	BorrowMap, BorrowReduce *float64
-	// Tau1 and Tau2 are FRESH's thresholds, in [0, 1].
+	// Tau1 and Tau2 are FRESH's thresholds, in (0, 1].
 	Tau1, Tau2 *float64
+	// ReduceSlotWeight is what one reduce slot costs in map slots when
+	// DHSA moves slots between phases (DynamicMR's challenge C2; > 0); 0
+	// means 1, the plain DynamicMR. Zero cannot mean "free", so no pointer.
+	ReduceSlotWeight float64
+	// Pools declares PD-DHSA's pools and their weights. Empty means every
+	// pool a job names exists with weight 1; otherwise every job's pool
+	// (the default pool for a job naming none) must be declared.
+	Pools []Pool
+}
+
+// Pool declares one PD-DHSA pool.
+type Pool struct {
+	// Name is the pool's id, unique and non-empty; jobs refer to it.
+	Name string
+	// Weight is the pool's weight in the max-min sharing of each phase
+	// (>= 0, finite); 0 means 1.
+	Weight float64
 }
 
 // Borrow returns the borrowing percentages with defaults applied.
@@ -128,6 +146,10 @@ type OMO struct {
 	// DefaultEMAAlpha (an alpha of 0 would never learn anything).
 	EMAAlpha float64
 }
+
+// Enabled reports whether any OMO decision is switched on; only then does
+// Decide fold the epoch into the cluster's OMO state.
+func (o OMO) Enabled() bool { return o.LazyStart || o.BatchFinish }
 
 // Job is one live job.
 type Job struct {
@@ -189,8 +211,19 @@ type Decision struct {
 	// Budgets are the slots each phase's policy shared out.
 	Budgets Budgets
 	// Phases hold each phase's solver answer, jobs in the order of that
-	// phase's problem (see Normalize), never nil.
+	// phase's problem (see Normalize) less the jobs whose reduce phase OMO
+	// holds, never nil. In pd_dhsa each (pool, phase) is solved on its own
+	// budget and Phases is the merged view (see PoolPhases).
 	Phases Phases
+	// PoolPhases holds each pool's own phase answers, by pool name, in
+	// pd_dhsa; nil in the other modes. A pool's results list its jobs in
+	// request order; the merged Phases list every job of the phase in
+	// request order, sum (or, for max aggregates, take the maximum of) the
+	// pools' objective values, and merge their plans interval by interval.
+	// When some pool's phase had jobs but a budget of 0, nothing plans
+	// those jobs, so the merged plan is left empty; the other pools' plans
+	// are here.
+	PoolPhases map[string]Phases
 	// OMO holds OMO's decisions; nil when OMO is off.
 	OMO *OMODecision
 	// Allocations are every job's slots now, in request order.
@@ -198,6 +231,9 @@ type Decision struct {
 	// Fairness is Jain's index over the jobs' resource rates (FRESH Eq.
 	// 3.1), nil when the request carries no consumed slot-seconds.
 	Fairness *float64
+	// Why explains the ratio stage's decision step by step, for people
+	// (ratio.Result.Why); its wording is not an API.
+	Why []string
 }
 
 // Budgets are the ratio stage's output.
@@ -210,6 +246,9 @@ type Budgets struct {
 	Borrowed Borrowed
 	// Pools holds per-pool budgets (PD-DHSA); nil in the other modes.
 	Pools map[string]PoolBudget
+	// Theta is FRESH's map share of all slots, theta, behind the split; 0
+	// in the other modes.
+	Theta float64
 }
 
 // Borrowed counts slots lent between phases.
@@ -230,7 +269,8 @@ type Phases struct {
 // OMODecision is OMO's output for one epoch (docs/algorithms.md section 7).
 type OMODecision struct {
 	// StartReduce lists the jobs whose reduce phase starts now (lazy
-	// start), in request order.
+	// start), best candidate first as OMO ranks them (fewest occupied
+	// slots, then earlier submission, then id).
 	StartReduce []string
 	// BatchFinish is the job whose map tail finishes in a batch, or "".
 	BatchFinish string
@@ -239,10 +279,21 @@ type OMODecision struct {
 	ReleaseRate, AvailableSlots float64
 }
 
-// ReasonNone is the reason of a job's zero slots in a phase it takes no
-// part in (no work there). It extends solver's reasons so that every
-// allocation has one (wire: map_reason / reduce_reason "none").
-const ReasonNone solver.Reason = "none"
+// Reasons Decide adds to solver's, so that every allocation has one
+// (wire: map_reason / reduce_reason).
+const (
+	// ReasonNone is the reason of a job's zero slots in a phase it takes
+	// no part in (no work there).
+	ReasonNone solver.Reason = "none"
+	// ReasonHeld is the reason of a job's zero reduce slots while OMO's
+	// lazy start holds its reduce phase (it has work there, but starting
+	// now would only park reduce tasks waiting for map output).
+	ReasonHeld solver.Reason = "held"
+	// ReasonNoBudget is the reason of a job's zero slots in a phase (or, in
+	// pd_dhsa, its pool's phase) whose budget this epoch is 0 slots: no
+	// policy can run on zero slots.
+	ReasonNoBudget solver.Reason = "no_budget"
+)
 
 // JobAllocation is one job's slots now in each phase.
 type JobAllocation struct {
@@ -257,18 +308,16 @@ type JobAllocation struct {
 type ClusterState struct {
 	// LastEpoch is the epoch the state belongs to.
 	LastEpoch int64 `json:"last_epoch"`
-	// OMO holds OMO's moving averages; nil until OMO first runs.
+	// OMO holds OMO's moving averages; nil until OMO first runs. Epochs
+	// with OMO off carry it unchanged, so switching OMO back on resumes
+	// from what it had learnt.
 	OMO *OMOState `json:"omo,omitempty"`
 }
 
-// OMOState holds OMO's exponential moving averages (dissertation Eq. 4.1).
-// It is a placeholder until package ratio owns OMO's state.
-type OMOState struct {
-	// ReleaseRate is F_o, slots released per second.
-	ReleaseRate float64 `json:"release_rate"`
-	// AvailableSlots is A_o.
-	AvailableSlots float64 `json:"available_slots"`
-}
+// OMOState holds OMO's exponential moving averages (dissertation Eq. 4.1):
+// package ratio owns them, and this alias keeps the stored JSON form
+// ("release_rate", "available_slots", "windows") in one place.
+type OMOState = ratio.State
 
 func valueOr(p *float64, def float64) float64 {
 	if p == nil {

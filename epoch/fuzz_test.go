@@ -33,6 +33,9 @@ func FuzzValidate(f *testing.F) {
 		`{"Slots":{"Map":1,"Reduce":1},"Jobs":[{"ID":"a","Map":{"Min":-1,"Max":0,"Work":1}},{"ID":"a"}]}`,
 		`{"Slots":{"Map":3,"Reduce":2},"Policy":"optimal","Objective":"sla_cost","Jobs":[{"ID":"a","SLA":[{"Deadline":2,"Penalty":1},{"Deadline":1,"Penalty":0}],"Reduce":{"Max":2,"Work":5,"Pending":9223372036854775807,"Running":9223372036854775807}}]}`,
 		`{"Slots":{"Map":10000000,"Reduce":1},"Ratio":{"Mode":"fresh","Tau1":2},"OMO":{"LazyStart":true,"EMAAlpha":-1}}`,
+		`{"Slots":{"Map":2,"Reduce":1},"Ratio":{"Mode":"pd_dhsa","Pools":[{"Name":"p","Weight":2},{"Name":"default"}]},"Jobs":[{"ID":"a","Pool":"p","Map":{"Max":3,"Work":4,"Pending":3}},{"ID":"b","Map":{"Max":2,"Work":1},"Reduce":{"Max":1,"Work":2,"Pending":1}}]}`,
+		`{"Slots":{"Map":1,"Reduce":4},"EpochLength":3,"ReleasedSlots":5,"Ratio":{"Mode":"fresh"},"OMO":{"LazyStart":true,"BatchFinish":true,"Bandwidth":10},"Jobs":[{"ID":"a","Map":{"Max":3,"Work":40,"Pending":3,"Running":1,"OutputBytesPerTask":100},"Reduce":{"Max":2,"Work":9,"Pending":2}},{"ID":"b","Map":{"Max":2,"Work":1,"Pending":5},"Reduce":{"Max":1,"Work":2,"Running":1,"Started":true}}]}`,
+		`{"Slots":{"Map":3,"Reduce":3},"Ratio":{"Mode":"pi_dhsa","BorrowMap":0.5,"ReduceSlotWeight":2},"Jobs":[{"ID":"a","Map":{"Max":9,"Work":4}},{"ID":"b","Reduce":{"Min":1,"Max":1,"Work":2}}]}`,
 		`{"Slots":{"Map":5,"Reduce":5},"PhasePolicy":{"Map":"fair","Reduce":"fifo"},"FairVariant":"yarn","Jobs":[{"ID":"x","Weight":0,"ConsumedSlotSeconds":1e308,"Submitted":-1e308,"Map":{"Min":9,"Max":2,"Work":1e-300}}]}`,
 	} {
 		f.Add([]byte(s))
@@ -78,6 +81,17 @@ func FuzzValidate(f *testing.F) {
 		}
 		if m > dec.Budgets.Map || r > dec.Budgets.Reduce {
 			t.Errorf("allocated map %d / reduce %d over budgets %d / %d", m, r, dec.Budgets.Map, dec.Budgets.Reduce)
+		}
+		if dec.Budgets.Map < 0 || dec.Budgets.Reduce < 0 {
+			t.Errorf("negative budgets %+v", dec.Budgets)
+		}
+		// With a reduce-slot weight other than 1, slots change value as
+		// they move between phases, and the budgets need not add up.
+		if w := req.Ratio.ReduceSlotWeight; (w == 0 || w == 1) && dec.Budgets.Map+dec.Budgets.Reduce > req.Slots.Map+req.Slots.Reduce {
+			t.Errorf("budgets %+v exceed the cluster's %+v slots", dec.Budgets, req.Slots)
+		}
+		if _, err := json.Marshal(dec); err != nil {
+			t.Errorf("the decision does not encode: %v", err)
 		}
 	})
 }

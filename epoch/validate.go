@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
 )
 
@@ -44,12 +45,15 @@ func (l Limits) effective() (jobs, slots int) {
 // paths mapped back to the request's ("jobs[0].max" of the reduce problem
 // may be "jobs[7].reduce.max"). Only what the solver cannot know is checked
 // here. A phase without work is checked only for its work and task counts:
-// nothing there is scheduled.
+// nothing there is scheduled. The ratio and OMO settings, and what the ratio
+// stage needs of the jobs (declared pools, consistent task counts), are
+// ratio.Validate's, on RatioConfig and RatioInput of the request.
 func Validate(req Request, limits Limits) []solver.FieldError {
 	maxJobs, maxSlots := limits.effective()
 	var v validator
 	v.request(req, maxSlots)
 	if len(req.Jobs) > maxJobs {
+		v.ratioProblems(req, false)
 		v.add(-1, "jobs", "", "must hold at most %d jobs, got %d", maxJobs, len(req.Jobs))
 		return v.sorted()
 	}
@@ -65,23 +69,39 @@ func Validate(req Request, limits Limits) []solver.FieldError {
 	for _, pp := range []PhaseProblem{mp, rp} {
 		v.phaseProblem(pp)
 	}
+	v.ratioProblems(req, true)
 	return v.sorted()
 }
 
-// unsupported refuses what package ratio will provide, so that a request
-// asking for it gets a 422 rather than a silent static split. It is the one
-// place to change when ratio lands (issue 3): delete the refusals and call
-// ratio in budgets (decide.go).
-func unsupported(v *validator, req Request) {
-	switch req.Ratio.Mode {
-	case ModePIDHSA, ModePDDHSA, ModeFresh:
-		v.add(-1, "ratio.mode", "", "ratio mode %q is not implemented yet", req.Ratio.Mode)
+// ratioProblems adds what package ratio finds wrong with the request's
+// ratio and OMO settings and its jobs as ratio sees them (unknown pools,
+// pool declarations, the reduce-slot weight, OMO needing fungible slots or
+// a bandwidth, more pending + running tasks than tasks), at the request's
+// wire paths. A field this package has already reported is not reported
+// again: both check some of the same values. With withJobs false only the
+// settings are checked (the request holds too many jobs to look at).
+func (v *validator) ratioProblems(req Request, withJobs bool) {
+	reported := map[string]bool{}
+	for _, l := range v.list {
+		reported[l.fe.Field] = true
 	}
-	if req.OMO.LazyStart {
-		v.add(-1, "omo.lazy_start", "", "OMO lazy start is not implemented yet")
+	cfg := RatioConfig(req)
+	var fes []ratio.FieldError
+	if withJobs {
+		fes = ratio.Validate(cfg, RatioInput(req))
+	} else {
+		fes = cfg.Validate()
 	}
-	if req.OMO.BatchFinish {
-		v.add(-1, "omo.batch_finish", "", "OMO batch finish is not implemented yet")
+	for _, fe := range fes {
+		if reported[fe.Field] || fe.Field == "slots" && (reported["slots.map"] || reported["slots.reduce"]) {
+			continue
+		}
+		reported[fe.Field] = true
+		job := -1
+		if k, _, isJob := splitJobPath(fe.Field); isJob {
+			job = k
+		}
+		v.list = append(v.list, located{job, solver.FieldError{Field: fe.Field, JobID: fe.JobID, Message: fe.Message}})
 	}
 }
 
@@ -149,17 +169,36 @@ func (v *validator) request(req Request, maxSlots int) {
 		v.add(-1, "ratio.mode", "", "unknown ratio mode %q; one of %s, %s, %s, %s",
 			req.Ratio.Mode, ModeStatic, ModePIDHSA, ModePDDHSA, ModeFresh)
 	}
+	if shared := req.Ratio.Mode != "" && req.Ratio.Mode != ModeStatic; shared &&
+		req.Slots.Map >= 1 && req.Slots.Reduce >= 1 && req.Slots.Map > maxSlots-req.Slots.Reduce {
+		// Outside static mode one phase may get every slot, and a phase
+		// problem may not exceed the solver's limit.
+		v.add(-1, "slots", "", "with ratio mode %q the phases share their slots: slots.map + slots.reduce must be at most %d, got %d",
+			req.Ratio.Mode, maxSlots, req.Slots.Map+req.Slots.Reduce)
+	}
 	for _, f := range []struct {
 		field string
 		p     *float64
 	}{
 		{"ratio.borrow_map", req.Ratio.BorrowMap},
 		{"ratio.borrow_reduce", req.Ratio.BorrowReduce},
-		{"ratio.tau1", req.Ratio.Tau1},
-		{"ratio.tau2", req.Ratio.Tau2},
 	} {
 		if f.p != nil && !(*f.p >= 0 && *f.p <= 1) {
 			v.add(-1, f.field, "", "must be a number in [0, 1], got %v", *f.p)
+		}
+	}
+	// A threshold of 0 would switch FRESH's look-ahead on for every job;
+	// ratio reads 0 as "default", so an explicit 0 is refused, not
+	// silently replaced.
+	for _, f := range []struct {
+		field string
+		p     *float64
+	}{
+		{"ratio.tau1", req.Ratio.Tau1},
+		{"ratio.tau2", req.Ratio.Tau2},
+	} {
+		if f.p != nil && !(*f.p > 0 && *f.p <= 1) {
+			v.add(-1, f.field, "", "must be a number in (0, 1], got %v", *f.p)
 		}
 	}
 	if !finite(req.OMO.Bandwidth) || req.OMO.Bandwidth < 0 {
@@ -171,7 +210,6 @@ func (v *validator) request(req Request, maxSlots int) {
 	if req.ReleasedSlots < 0 {
 		v.add(-1, "released_slots", "", "must be >= 0, got %d", req.ReleasedSlots)
 	}
-	unsupported(v, req)
 }
 
 // phaseFields checks the phase fields the solver never sees (work may be 0

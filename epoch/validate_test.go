@@ -3,7 +3,6 @@ package epoch_test
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -239,23 +238,84 @@ func mapJobs(n int) []epoch.Job {
 	return out
 }
 
-// Until package ratio lands, the non-static modes and OMO are refused with
-// a message saying so, never silently run as static.
-func TestValidateNotImplemented(t *testing.T) {
+// The ratio and OMO settings, and what the ratio stage needs of the jobs,
+// are checked by package ratio at the request's wire paths; what both
+// packages check is reported once.
+func TestValidateRatio(t *testing.T) {
+	job := func(id, pool string) epoch.Job { return twoPhase(id).Pool(pool).Build() }
 	for name, tc := range map[string]struct {
-		req   epoch.Request
-		field string
+		req  epoch.Request
+		want []string
 	}{
-		"PI-DHSA":            {epochtest.Request(1).RatioMode(epoch.ModePIDHSA).Build(), "ratio.mode"},
-		"PD-DHSA":            {epochtest.Request(1).RatioMode(epoch.ModePDDHSA).Build(), "ratio.mode"},
-		"FRESH":              {epochtest.Request(1).RatioMode(epoch.ModeFresh).Build(), "ratio.mode"},
-		"OMO's lazy start":   {epochtest.Request(1).OMO(epoch.OMO{LazyStart: true}).Build(), "omo.lazy_start"},
-		"OMO's batch finish": {epochtest.Request(1).OMO(epoch.OMO{BatchFinish: true}).Build(), "omo.batch_finish"},
+		"every mode is accepted": {
+			req: epochtest.Request(1).RatioMode(epoch.ModePIDHSA).Jobs(job("a", "")).Build(),
+		},
+		"pd_dhsa with declared pools and weights": {
+			req: epochtest.Request(1).RatioMode(epoch.ModePDDHSA).Pool("etl", 2).Pool("adhoc", 0).
+				Jobs(job("a", "etl"), job("b", "adhoc")).Build(),
+		},
+		"OMO on FRESH with a bandwidth": {
+			req: epochtest.Request(1).RatioMode(epoch.ModeFresh).
+				OMO(epoch.OMO{LazyStart: true, BatchFinish: true, Bandwidth: 1e8}).Jobs(job("a", "")).Build(),
+		},
+		"OMO on a static split": {
+			req:  epochtest.Request(1).OMO(epoch.OMO{BatchFinish: true}).Build(),
+			want: []string{"omo"},
+		},
+		"lazy start without a bandwidth": {
+			req:  epochtest.Request(1).RatioMode(epoch.ModePIDHSA).OMO(epoch.OMO{LazyStart: true}).Build(),
+			want: []string{"omo.bandwidth"},
+		},
+		"a negative bandwidth is reported once": {
+			req:  epochtest.Request(1).RatioMode(epoch.ModeFresh).OMO(epoch.OMO{BatchFinish: true, Bandwidth: -1}).Build(),
+			want: []string{"omo.bandwidth"},
+		},
+		"explicit zero thresholds (absent ones are the defaults)": {
+			req:  epochtest.Request(1).RatioMode(epoch.ModeFresh).Taus(0, 0).Build(),
+			want: []string{"ratio.tau1", "ratio.tau2"},
+		},
+		"a borrowing percentage above 1 is reported once": {
+			req:  epochtest.Request(1).RatioMode(epoch.ModePIDHSA).Borrow(1.5, 0).Build(),
+			want: []string{"ratio.borrow_map"},
+		},
+		"a negative reduce-slot weight": {
+			req:  epochtest.Request(1).RatioMode(epoch.ModePIDHSA).ReduceSlotWeight(-2).Build(),
+			want: []string{"ratio.reduce_slot_weight"},
+		},
+		"pool declarations: empty, duplicate, bad weight": {
+			req: epochtest.Request(1).RatioMode(epoch.ModePDDHSA).
+				Pool("", 1).Pool("etl", 1).Pool("etl", math.Inf(1)).Build(),
+			want: []string{"ratio.pools[0].name", "ratio.pools[2].name", "ratio.pools[2].weight"},
+		},
+		"a job in an undeclared pool, or in the undeclared default pool": {
+			req: epochtest.Request(1).RatioMode(epoch.ModePDDHSA).Pool("etl", 1).
+				Jobs(job("a", "etl"), job("b", "adhoc"), job("c", "")).Build(),
+			want: []string{"jobs[1].pool", "jobs[2].pool"},
+		},
+		"more pending and running tasks than tasks": {
+			req: epochtest.Request(1).Jobs(
+				job("a", ""), twoPhase("b").MapTasks(5, 3).Tasks(7, 0).Build(),
+			).Build(),
+			want: []string{"jobs[1].map.tasks"},
+		},
+		"shared slots over the limit": {
+			req:  epochtest.Request(1).RatioMode(epoch.ModeFresh).Slots(solver.MaxSlots, 1).Build(),
+			want: []string{"slots"},
+		},
+		"static slots may each reach the limit": {
+			req: epochtest.Request(1).Slots(solver.MaxSlots, solver.MaxSlots).Build(),
+		},
+		"ratio's problems sort with the others: request-wide first, then by job": {
+			req: epochtest.Request(1).RatioMode(epoch.ModePDDHSA).Pool("etl", 1).Policy("lottery").Jobs(
+				job("a", "adhoc"), twoPhase("b").Weight(-1).Pool("etl").Build(),
+			).OMO(epoch.OMO{LazyStart: true}).Build(),
+			want: []string{"policy", "omo.bandwidth", "jobs[0].pool", "jobs[1].weight"},
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got := epoch.Validate(tc.req, epoch.Limits{})
-			if len(got) != 1 || got[0].Field != tc.field || !strings.Contains(got[0].Message, "not implemented yet") {
-				t.Errorf("Validate = %v, want one %s problem saying \"not implemented yet\"", got, tc.field)
+			if diff := cmp.Diff(tc.want, fields(got)); diff != "" {
+				t.Errorf("Validate fields (-want +got):\n%s\nall: %v", diff, got)
 			}
 		})
 	}

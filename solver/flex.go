@@ -310,7 +310,12 @@ func (in *instance) penaltyAt(k, s int) float64 {
 	if s > 0 {
 		c = in.now + in.work[k]/float64(s)
 	}
-	return in.metrics[k].Of(in.pj[k], c)
+	v := in.metrics[k].Of(in.pj[k], c)
+	if math.IsNaN(v) {
+		// 0 * Inf: a job of weight 0 costs nothing, even never finishing.
+		return 0
+	}
+	return v
 }
 
 // genericOrder is FLEX's generic scheme (section 3.2; docs/algorithms.md
@@ -428,6 +433,9 @@ func (in *instance) flowInverse(k int, lambda float64) int {
 	}
 	// b / (s(s-1)) >= lambda  <=>  s(s-1) <= b / lambda.
 	r := b / lambda
+	if r >= float64(hi)*float64(hi) {
+		return hi // also keeps the conversion below in int range
+	}
 	s := int(math.Floor((1 + math.Sqrt(1+4*r)) / 2))
 	for s > lo && float64(s)*float64(s-1) > r {
 		s--

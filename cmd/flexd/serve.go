@@ -1,7 +1,299 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/store"
+	"github.com/flexd/flexd/store/memory"
+	"github.com/flexd/flexd/store/postgres"
+)
+
+// serveFlags are serve's settings; each flag has a FLEXD_* default.
+type serveFlags struct {
+	addr            string
+	databaseURL     string
+	insecure        bool
+	bodyLimit       int64
+	rateLimit       float64
+	rateBurst       int
+	retention       time.Duration
+	requestTimeout  time.Duration
+	shutdownTimeout time.Duration
+	// onListen, when set, is told the bound address once the server
+	// accepts connections; tests use it instead of polling.
+	onListen func(net.Addr)
+}
 
 func newServeCmd() *cobra.Command {
-	return &cobra.Command{Use: "serve", Short: "not implemented yet"}
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the flexd HTTP API",
+		Long: "Serve the HTTP API of docs/api.md. Without --database-url history is kept in\n" +
+			"memory (bounded, lost at exit). With it, flexd uses PostgreSQL and applies the\n" +
+			"embedded migrations first. With no API token stored, access control is off and\n" +
+			"flexd listens on loopback only unless --insecure. SIGTERM or SIGINT stops\n" +
+			"accepting, finishes in-flight requests and exits.",
+		Args: cobra.NoArgs,
+		PreRunE: func(cmd *cobra.Command, _ []string) error {
+			return bindEnv(cmd.Flags())
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on, host:port")
+	fl.StringVar(&f.databaseURL, "database-url", "", "PostgreSQL URL; empty keeps history in memory")
+	fl.BoolVar(&f.insecure, "insecure", false, "allow a non-loopback --addr while no API token exists (no access control)")
+	fl.Int64Var(&f.bodyLimit, "body-limit", httpapi.DefaultBodyLimit, "largest request body, bytes")
+	fl.Float64Var(&f.rateLimit, "rate-limit", 50, "requests per second per token; 0 disables rate limiting")
+	fl.IntVar(&f.rateBurst, "rate-burst", 0, "requests a token may burst; 0 means twice --rate-limit")
+	fl.DurationVar(&f.retention, "retention", store.DefaultRetention, "how long stored epochs are kept")
+	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "longest time a request may take (exports excepted)")
+	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
+	annotateEnv(fl)
+	return cmd
+}
+
+func runServe(ctx context.Context, f serveFlags) error {
+	switch {
+	case f.bodyLimit < 1:
+		return usageError{fmt.Errorf("--body-limit %d: want at least 1 byte", f.bodyLimit)}
+	case f.rateLimit < 0:
+		return usageError{fmt.Errorf("--rate-limit %v: want >= 0", f.rateLimit)}
+	case f.rateBurst < 0:
+		return usageError{fmt.Errorf("--rate-burst %d: want >= 0", f.rateBurst)}
+	case f.retention <= 0, f.requestTimeout <= 0, f.shutdownTimeout <= 0:
+		return usageError{errors.New("--retention, --request-timeout and --shutdown-timeout must be positive")}
+	}
+	if _, _, err := net.SplitHostPort(f.addr); err != nil {
+		return usageError{fmt.Errorf("--addr %q: %w", f.addr, err)}
+	}
+	logger := newLogger()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	cfg := httpapi.Config{
+		Logger:         logger,
+		BodyLimit:      f.bodyLimit,
+		RequestTimeout: f.requestTimeout,
+		RateLimit:      f.rateLimit,
+		RateBurst:      f.rateBurst,
+	}
+	if f.rateLimit == 0 {
+		cfg.RateLimit = -1 // the flag's 0 means off; Config's 0 means default
+	}
+	var pruner store.Pruner
+	if f.databaseURL == "" {
+		mem := memory.New(memory.Config{})
+		perCluster, total := mem.Limits()
+		logger.Warn("no --database-url: history is kept in memory, bounded and lost at exit",
+			"max_epochs_per_cluster", perCluster, "max_epochs", total)
+		cfg.Store, pruner = mem, mem
+	} else {
+		pool, err := openDatabase(ctx, f.databaseURL, logger)
+		if err != nil {
+			return err
+		}
+		defer pool.Close()
+		migrator, err := postgres.NewMigrator(pool, postgres.MigratorConfig{})
+		if err != nil {
+			return fmt.Errorf("preparing the readiness check of migrations: %w", err)
+		}
+		defer func() {
+			if err := migrator.Close(); err != nil {
+				logger.Error("closing migrator", "error", err)
+			}
+		}()
+		pg := postgres.New(pool)
+		cfg.Store, cfg.Migrations, pruner = pg, migrator, pg
+	}
+
+	hasTokens, err := cfg.Store.HasTokens(ctx)
+	if err != nil {
+		return fmt.Errorf("checking for API tokens: %w", err)
+	}
+	if !hasTokens {
+		if !isLoopback(f.addr) && !f.insecure {
+			return usageError{fmt.Errorf("--addr %s is not a loopback address and no API token exists, so anyone could use flexd: "+
+				"create one with `flexd token create` or pass --insecure", f.addr)}
+		}
+		logger.Warn("no API token exists: access control is off", "addr", f.addr)
+	}
+
+	srv, err := httpapi.New(cfg)
+	if err != nil {
+		return fmt.Errorf("building the HTTP server: %w", err)
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", f.addr, err)
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		// Bodies are capped at --body-limit; give slow clients time to
+		// send one, but not forever.
+		ReadTimeout: f.requestTimeout,
+		IdleTimeout: 2 * time.Minute,
+		ErrorLog:    slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+
+	retentionCtx, stopRetention := context.WithCancel(ctx)
+	retentionDone := make(chan struct{})
+	go func() {
+		defer close(retentionDone)
+		store.RunRetention(retentionCtx, pruner, store.RetentionConfig{Keep: f.retention, Logger: logger})
+	}()
+	defer func() {
+		stopRetention()
+		<-retentionDone
+	}()
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+	logger.Info("flexd serving", "addr", ln.Addr().String(), "store", storeKind(f.databaseURL))
+	if f.onListen != nil {
+		f.onListen(ln.Addr())
+	}
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing in-flight requests", "timeout", f.shutdownTimeout)
+	srv.StartDrain()
+	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(shutCtx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func storeKind(url string) string {
+	if url == "" {
+		return "memory"
+	}
+	return "postgres"
+}
+
+// openDatabase builds the pool, checks the database answers and applies the
+// embedded migrations (goose's session lock lets replicas start together).
+func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpool.Pool, error) {
+	pool, err := connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := postgres.Migrate(ctx, pool, postgres.MigratorConfig{Logger: logger}); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("applying migrations: %w", err)
+	}
+	return pool, nil
+}
+
+// connect builds a pgx pool and pings it. A malformed URL is the caller's
+// fault (exit 2); an unreachable database is not.
+func connect(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		// The parse error may quote the URL, password included; say only
+		// that it is malformed.
+		return nil, usageError{errors.New("--database-url: not a valid PostgreSQL connection string")}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database pool: %w", err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := pool.Ping(pingCtx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connecting to the database at %s: %w", pcfg.ConnConfig.Host, err)
+	}
+	return pool, nil
+}
+
+// isLoopback reports whether addr's host can only be reached from this
+// machine: localhost or a loopback IP. An empty host, 0.0.0.0, :: and any
+// other name listen beyond it.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// newLogger logs JSON when stderr is not a terminal (collectors parse it)
+// and text when a person is watching.
+func newLogger() *slog.Logger {
+	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, nil))
+}
+
+// envName is the environment variable that defaults a flag: FLEXD_ and the
+// flag's name in upper snake case (--database-url: FLEXD_DATABASE_URL).
+func envName(flag string) string {
+	return "FLEXD_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// annotateEnv adds each flag's variable to its help line, so
+// `flexd serve --help` lists them.
+func annotateEnv(fl *pflag.FlagSet) {
+	fl.VisitAll(func(f *pflag.Flag) {
+		if f.Name != "help" {
+			f.Usage += " (env " + envName(f.Name) + ")"
+		}
+	})
+}
+
+// bindEnv sets every flag not given on the command line from its FLEXD_*
+// variable, when set. A value the flag cannot parse is a usage error.
+func bindEnv(fl *pflag.FlagSet) error {
+	var errs []error
+	fl.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || f.Name == "help" {
+			return
+		}
+		v, ok := os.LookupEnv(envName(f.Name))
+		if !ok {
+			return
+		}
+		if err := fl.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
+		}
+	})
+	if len(errs) > 0 {
+		return usageError{errors.Join(errs...)}
+	}
+	return nil
 }

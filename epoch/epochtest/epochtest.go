@@ -98,6 +98,25 @@ func (b *JobBuilder) ReduceTasks(pending, running int) *JobBuilder {
 	return b.ReducePhase(func(p *epoch.Phase) { p.Pending, p.Running = pending, running })
 }
 
+// Tasks sets the map and reduce phases' total task counts (creating empty
+// phases when absent), which OMO's estimates read.
+func (b *JobBuilder) Tasks(mapTasks, reduceTasks int) *JobBuilder {
+	b.MapPhase(func(p *epoch.Phase) { p.Tasks = mapTasks })
+	return b.ReducePhase(func(p *epoch.Phase) { p.Tasks = reduceTasks })
+}
+
+// MapStats sets the map phase's mean task time (seconds) and mean output
+// per task (bytes), which OMO's estimates read.
+func (b *JobBuilder) MapStats(avgTaskTime, outputBytesPerTask float64) *JobBuilder {
+	return b.MapPhase(func(p *epoch.Phase) { p.AvgTaskTime, p.OutputBytesPerTask = avgTaskTime, outputBytesPerTask })
+}
+
+// ReduceStarted marks the job's reduce phase as begun (creating an empty
+// one when absent).
+func (b *JobBuilder) ReduceStarted() *JobBuilder {
+	return b.ReducePhase(func(p *epoch.Phase) { p.Started = true })
+}
+
 // Build returns a deep copy of the job.
 func (b *JobBuilder) Build() epoch.Job {
 	j := b.j
@@ -151,6 +170,30 @@ func (b *RequestBuilder) Ratio(r epoch.Ratio) *RequestBuilder { b.r.Ratio = r; r
 // RatioMode sets only the ratio mode.
 func (b *RequestBuilder) RatioMode(mode string) *RequestBuilder { b.r.Ratio.Mode = mode; return b }
 
+// Borrow sets DynamicMR's borrowing percentages.
+func (b *RequestBuilder) Borrow(mapPct, reducePct float64) *RequestBuilder {
+	b.r.Ratio.BorrowMap, b.r.Ratio.BorrowReduce = &mapPct, &reducePct
+	return b
+}
+
+// Taus sets FRESH's thresholds.
+func (b *RequestBuilder) Taus(tau1, tau2 float64) *RequestBuilder {
+	b.r.Ratio.Tau1, b.r.Ratio.Tau2 = &tau1, &tau2
+	return b
+}
+
+// ReduceSlotWeight sets the cost of a reduce slot in map slots (DHSA).
+func (b *RequestBuilder) ReduceSlotWeight(w float64) *RequestBuilder {
+	b.r.Ratio.ReduceSlotWeight = w
+	return b
+}
+
+// Pool declares a PD-DHSA pool with its weight.
+func (b *RequestBuilder) Pool(name string, weight float64) *RequestBuilder {
+	b.r.Ratio.Pools = append(b.r.Ratio.Pools, epoch.Pool{Name: name, Weight: weight})
+	return b
+}
+
 // OMO sets OMO's configuration.
 func (b *RequestBuilder) OMO(o epoch.OMO) *RequestBuilder { b.r.OMO = o; return b }
 
@@ -170,6 +213,7 @@ func (b *RequestBuilder) Build() epoch.Request {
 	r.Ratio.BorrowReduce = clonePtr(r.Ratio.BorrowReduce)
 	r.Ratio.Tau1 = clonePtr(r.Ratio.Tau1)
 	r.Ratio.Tau2 = clonePtr(r.Ratio.Tau2)
+	r.Ratio.Pools = slices.Clone(r.Ratio.Pools)
 	r.Jobs = nil
 	for _, j := range b.r.Jobs {
 		r.Jobs = append(r.Jobs, (&JobBuilder{j}).Build())

@@ -21,10 +21,12 @@ type Problem struct {
 	F func(j, s int) float64
 	// Inverse, optional and used only by Threshold, returns the largest s in
 	// [Min[j], Max[j]] whose marginal gain F(j, s-1) - F(j, s) is at least
-	// lambda, or Min[j] when there is none. Threshold calls it only with
-	// lambda at least the smallest positive gain of the instance, so an
-	// implementation need not guard against lambda near 0. For
-	// F = a + b/s the gain is b / (s (s-1)) and the inverse has a closed form.
+	// lambda, or Min[j] when there is none. Threshold calls it only with a
+	// finite lambda between the smallest and the largest positive finite
+	// gain of the instance, so an implementation need not guard against
+	// lambda near 0 or +Inf. Results outside [Min[j], Max[j]] are clamped.
+	// For F = a + b/s the gain is b / (s (s-1)) and the inverse has a
+	// closed form.
 	Inverse func(j int, lambda float64) int
 }
 

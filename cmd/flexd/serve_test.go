@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/flexd/flexd/store/pgtest"
+)
+
+func TestIsLoopback(t *testing.T) {
+	cases := map[string]bool{
+		"127.0.0.1:8080": true,
+		"127.1.2.3:80":   true,
+		"localhost:8080": true,
+		"[::1]:8080":     true,
+		"0.0.0.0:8080":   false,
+		":8080":          false,
+		"[::]:8080":      false,
+		"10.0.0.5:8080":  false,
+		"example.com:80": false,
+		"garbage":        false,
+	}
+	for addr, want := range cases {
+		if got := isLoopback(addr); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestBindEnv(t *testing.T) {
+	cases := map[string]struct {
+		env     map[string]string
+		args    []string
+		want    string
+		wantErr bool
+	}{
+		"default":             {nil, nil, "127.0.0.1:8080", false},
+		"env sets it":         {map[string]string{"FLEXD_ADDR": "127.0.0.1:9"}, nil, "127.0.0.1:9", false},
+		"flag beats env":      {map[string]string{"FLEXD_ADDR": "127.0.0.1:9"}, []string{"--addr", "127.0.0.1:7"}, "127.0.0.1:7", false},
+		"bad env is a usage":  {map[string]string{"FLEXD_BODY_LIMIT": "lots"}, nil, "", true},
+		"dashes to snake env": {map[string]string{"FLEXD_REQUEST_TIMEOUT": "nope"}, nil, "", true},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			cmd := newServeCmd()
+			if err := cmd.ParseFlags(c.args); err != nil {
+				t.Fatal(err)
+			}
+			err := bindEnv(cmd.Flags())
+			var ue usageError
+			if c.wantErr != errors.As(err, &ue) {
+				t.Fatalf("bindEnv error %v, want usage error %v", err, c.wantErr)
+			}
+			if got, _ := cmd.Flags().GetString("addr"); !c.wantErr && got != c.want {
+				t.Errorf("addr = %q, want %q", got, c.want)
+			}
+		})
+	}
+	if help := newServeCmd().Flags().Lookup("database-url").Usage; !strings.Contains(help, "FLEXD_DATABASE_URL") {
+		t.Errorf("help does not name the variable: %q", help)
+	}
+}
+
+func defaultServeFlags(t *testing.T) serveFlags {
+	t.Helper()
+	cmd := newServeCmd()
+	if err := cmd.ParseFlags(nil); err != nil {
+		t.Fatal(err)
+	}
+	fl := cmd.Flags()
+	var f serveFlags
+	f.addr, _ = fl.GetString("addr")
+	f.bodyLimit, _ = fl.GetInt64("body-limit")
+	f.rateLimit, _ = fl.GetFloat64("rate-limit")
+	f.retention, _ = fl.GetDuration("retention")
+	f.requestTimeout, _ = fl.GetDuration("request-timeout")
+	f.shutdownTimeout, _ = fl.GetDuration("shutdown-timeout")
+	return f
+}
+
+func TestServeUsageErrors(t *testing.T) {
+	cases := map[string]func(*serveFlags){
+		"public addr without tokens": func(f *serveFlags) { f.addr = "0.0.0.0:0" },
+		"bad addr":                   func(f *serveFlags) { f.addr = "nocolon" },
+		"zero body limit":            func(f *serveFlags) { f.bodyLimit = 0 },
+		"negative rate":              func(f *serveFlags) { f.rateLimit = -1 },
+		"bad database url":           func(f *serveFlags) { f.databaseURL = "postgres://%zz" },
+	}
+	for name, edit := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := defaultServeFlags(t)
+			edit(&f)
+			err := runServe(t.Context(), f)
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Errorf("runServe = %v, want a usage error", err)
+			}
+		})
+	}
+}
+
+// startServe runs serve on a free loopback port until the test ends and
+// returns its base URL.
+func startServe(t *testing.T, f serveFlags) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	listening := make(chan net.Addr, 1)
+	f.onListen = func(a net.Addr) { listening <- a }
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, f) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve did not stop cleanly: %v", err)
+		}
+	})
+	select {
+	case a := <-listening:
+		return "http://" + a.String()
+	case err := <-done:
+		t.Fatalf("serve exited before listening: %v", err)
+	}
+	return ""
+}
+
+func call(t *testing.T, method, url, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.StatusCode, string(b)
+}
+
+const cmdEpochBody = `{"epoch": 1, "now": 0, "slots": {"map": 4, "reduce": 2},
+	"jobs": [{"id": "a", "submitted": 0, "map": {"min": 1, "max": 4, "work": 10}}]}`
+
+func TestServeMemory(t *testing.T) {
+	f := defaultServeFlags(t)
+	f.addr = "127.0.0.1:0"
+	base := startServe(t, f)
+	if code, body := call(t, "GET", base+"/readyz", "", ""); code != 200 || !strings.Contains(body, "ready") {
+		t.Errorf("readyz: %d %s", code, body)
+	}
+	if code, body := call(t, "POST", base+"/v1/clusters/c1/epochs", "", cmdEpochBody); code != 200 {
+		t.Errorf("epoch: %d %s", code, body)
+	}
+}
+
+func TestTokenAndMigrateNeedADatabase(t *testing.T) {
+	t.Setenv("FLEXD_DATABASE_URL", "")
+	cases := map[string][]string{
+		"token create":      {"create", "--cluster", "c1"},
+		"token both scopes": {"create", "--cluster", "c1", "--admin", "--database-url", "postgres://x/y"},
+		"token no scope":    {"create", "--database-url", "postgres://x/y"},
+		"token bad cluster": {"create", "--cluster", "../etc", "--database-url", "postgres://x/y"},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			cmd := newTokenCmd()
+			cmd.SetArgs(args)
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			var ue usageError
+			if err := cmd.Execute(); !errors.As(err, &ue) {
+				t.Errorf("%v: %v, want a usage error", args, err)
+			}
+		})
+	}
+	cmd := newMigrateCmd()
+	cmd.SetArgs(nil)
+	cmd.SetOut(io.Discard)
+	var ue usageError
+	if err := cmd.Execute(); !errors.As(err, &ue) {
+		t.Errorf("migrate without a database: %v, want a usage error", err)
+	}
+}
+
+// schemaURL makes a fresh schema in the test database and returns a URL
+// whose connections use it, dropping it when the test ends.
+func schemaURL(t *testing.T) string {
+	t.Helper()
+	base := pgtest.URL(t)
+	schema := fmt.Sprintf("flexd_cmd_test_%d", time.Now().UnixNano())
+	conn, err := pgx.Connect(t.Context(), base)
+	if err != nil {
+		t.Fatalf("connecting: %v", err)
+	}
+	defer conn.Close(context.WithoutCancel(t.Context()))
+	if _, err := conn.Exec(t.Context(), "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatalf("creating schema: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("dropping schema: %v", err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("dropping schema: %v", err)
+		}
+	})
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + schema
+}
+
+// TestPostgresLifecycle: migrate, create tokens, serve with them on
+// PostgreSQL; access control is on because tokens exist.
+func TestPostgresLifecycle(t *testing.T) {
+	url := schemaURL(t)
+	run := func(cmdArgs ...string) (string, error) {
+		var root = newRootCmd()
+		var out bytes.Buffer
+		root.SetArgs(cmdArgs)
+		root.SetOut(&out)
+		root.SetErr(io.Discard)
+		err := root.Execute()
+		return out.String(), err
+	}
+	if out, err := run("migrate", "status", "--database-url", url); err == nil || !strings.Contains(out, "schema version 0") {
+		t.Errorf("status before migrating: %q, %v (want pending)", out, err)
+	}
+	if out, err := run("migrate", "--database-url", url); err != nil || !strings.Contains(out, "schema version") {
+		t.Fatalf("migrate: %q, %v", out, err)
+	}
+	if out, err := run("migrate", "status", "--database-url", url); err != nil {
+		t.Errorf("status after migrating: %q, %v", out, err)
+	}
+	t.Setenv("FLEXD_DATABASE_URL", url)
+	c1, err := run("token", "create", "--cluster", "c1")
+	if err != nil || !strings.HasPrefix(c1, tokenPrefix) {
+		t.Fatalf("token create: %q, %v", c1, err)
+	}
+	c1 = strings.TrimSpace(c1)
+
+	f := defaultServeFlags(t)
+	f.addr, f.databaseURL = "127.0.0.1:0", url
+	base := startServe(t, f)
+	cases := []struct {
+		name, method, path, token string
+		want                      int
+	}{
+		{"no token", "POST", "/v1/clusters/c1/epochs", "", 401},
+		{"own cluster", "POST", "/v1/clusters/c1/epochs", c1, 200},
+		{"replay", "POST", "/v1/clusters/c1/epochs", c1, 200},
+		{"other cluster", "POST", "/v1/clusters/c2/epochs", c1, 404},
+		{"history", "GET", "/v1/clusters/c1/epochs/1", c1, 200},
+		{"ready", "GET", "/readyz", "", 200},
+	}
+	for _, c := range cases {
+		body := ""
+		if c.method == "POST" {
+			body = cmdEpochBody
+		}
+		if code, resp := call(t, c.method, base+c.path, c.token, body); code != c.want {
+			t.Errorf("%s: %d, want %d; %s", c.name, code, c.want, resp)
+		}
+	}
+}

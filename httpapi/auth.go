@@ -1,0 +1,149 @@
+package httpapi
+
+import (
+	"container/list"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"golang.org/x/time/rate"
+
+	"github.com/flexd/flexd/store"
+)
+
+// principal is who a request acts as.
+type principal struct {
+	// key identifies the caller for rate limiting: the token's hash, or ""
+	// for anonymous callers when auth is off.
+	key     string
+	admin   bool
+	cluster string
+}
+
+type principalKey struct{}
+
+// HashToken returns the hex SHA-256 of a token, the only form stored.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// authenticate resolves the bearer token. When no token exists at all,
+// access control is off and every caller is an anonymous admin (cmd/flexd
+// then refuses to listen beyond loopback unless --insecure).
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		var p principal
+		auth := r.Header.Get("Authorization")
+		if auth == "" {
+			any, err := s.store.HasTokens(ctx)
+			if err != nil {
+				s.problem(w, r, fmt.Errorf("checking whether tokens exist: %w", err))
+				return
+			}
+			if any {
+				s.problem(w, r, errUnauthorized)
+				return
+			}
+			p = principal{admin: true}
+		} else {
+			scheme, token, ok := strings.Cut(auth, " ")
+			token = strings.TrimSpace(token)
+			if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+				s.problem(w, r, errUnauthorized)
+				return
+			}
+			hash := HashToken(token)
+			t, err := s.store.LookupToken(ctx, hash)
+			if errors.Is(err, store.ErrNotFound) {
+				s.problem(w, r, errUnauthorized)
+				return
+			}
+			if err != nil {
+				s.problem(w, r, fmt.Errorf("looking up a token: %w", err))
+				return
+			}
+			p = principal{key: hash, admin: t.Admin, cluster: t.Cluster}
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey{}, p)))
+	})
+}
+
+// authorizeCluster returns the path's cluster when the caller may use it.
+// Another cluster's paths answer 404, as if absent, so a token cannot
+// probe which clusters exist.
+func (s *Server) authorizeCluster(r *http.Request) (string, error) {
+	cluster, err := clusterParam(r)
+	if err != nil {
+		return "", err
+	}
+	p, ok := r.Context().Value(principalKey{}).(principal)
+	if !ok {
+		return "", errors.New("authorizeCluster called outside authenticate")
+	}
+	if !p.admin && p.cluster != cluster {
+		return "", errNotFound
+	}
+	return cluster, nil
+}
+
+// rateLimit applies the per-token token bucket.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.limiter != nil {
+			p, _ := r.Context().Value(principalKey{}).(principal)
+			if !s.limiter.allow(p.key) {
+				s.problem(w, r, errRateLimited)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// rateLimiter keeps one token bucket per key, at most cap of them: past
+// that the least recently used is dropped (it starts full again when next
+// seen), so memory is bounded whatever tokens callers present.
+type rateLimiter struct {
+	mu      sync.Mutex
+	limit   rate.Limit
+	burst   int
+	cap     int
+	entries map[string]*list.Element
+	lru     *list.List // front: most recently used
+}
+
+type limiterEntry struct {
+	key string
+	lim *rate.Limiter
+}
+
+func newRateLimiter(perSecond float64, burst, capacity int) *rateLimiter {
+	return &rateLimiter{
+		limit: rate.Limit(perSecond), burst: burst, cap: capacity,
+		entries: make(map[string]*list.Element), lru: list.New(),
+	}
+}
+
+func (l *rateLimiter) allow(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if el, ok := l.entries[key]; ok {
+		l.lru.MoveToFront(el)
+		return el.Value.(*limiterEntry).lim.Allow()
+	}
+	if l.lru.Len() >= l.cap {
+		oldest := l.lru.Back()
+		l.lru.Remove(oldest)
+		delete(l.entries, oldest.Value.(*limiterEntry).key)
+	}
+	e := &limiterEntry{key: key, lim: rate.NewLimiter(l.limit, l.burst)}
+	l.entries[key] = l.lru.PushFront(e)
+	return e.lim.Allow()
+}

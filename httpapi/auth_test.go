@@ -1,0 +1,143 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/flexd/flexd/httpapi"
+)
+
+func TestAuth(t *testing.T) {
+	e := newEnv(t, nil)
+	// Without tokens, auth is off: anyone may do anything (loopback only,
+	// which cmd/flexd enforces).
+	if res := e.post("/v1/clusters/c1/epochs", "", epochBody); res.status != http.StatusOK {
+		t.Fatalf("auth off: %d %s", res.status, res.body)
+	}
+	c1 := e.addToken("tok-c1", "c1", false)
+	c2 := e.addToken("tok-c2", "c2", false)
+	admin := e.addToken("tok-admin", "", true)
+
+	cases := map[string]struct {
+		method, path, token, body string
+		status                    int
+	}{
+		"no token":                    {"GET", "/v1/clusters/c1/epochs", "", "", 401},
+		"unknown token":               {"GET", "/v1/clusters/c1/epochs", "nope", "", 401},
+		"no token solve":              {"POST", "/v1/solve", "", solveBody, 401},
+		"own cluster list":            {"GET", "/v1/clusters/c1/epochs", c1, "", 200},
+		"own cluster get":             {"GET", "/v1/clusters/c1/epochs/1", c1, "", 200},
+		"own cluster export":          {"GET", "/v1/clusters/c1/epochs.jsonl", c1, "", 200},
+		"own cluster post":            {"POST", "/v1/clusters/c1/epochs", c1, epochN("2"), 200},
+		"other cluster list is 404":   {"GET", "/v1/clusters/c1/epochs", c2, "", 404},
+		"other cluster get is 404":    {"GET", "/v1/clusters/c1/epochs/1", c2, "", 404},
+		"other cluster export is 404": {"GET", "/v1/clusters/c1/epochs.jsonl", c2, "", 404},
+		"other cluster post is 404":   {"POST", "/v1/clusters/c1/epochs", c2, epochN("3"), 404},
+		"cluster token may solve":     {"POST", "/v1/solve", c2, solveBody, 200},
+		"cluster token reads menu":    {"GET", "/v1/metrics", c2, "", 200},
+		"admin reads any cluster":     {"GET", "/v1/clusters/c1/epochs/1", admin, "", 200},
+		"admin writes any cluster":    {"POST", "/v1/clusters/c9/epochs", admin, epochBody, 200},
+		"probes need no token":        {"GET", "/healthz", "", "", 200},
+		"prometheus needs no token":   {"GET", "/metrics", "", "", 200},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			var res response
+			if c.method == "POST" {
+				res = e.post(c.path, c.token, c.body)
+			} else {
+				res = e.get(c.path, c.token)
+			}
+			if res.status != c.status {
+				t.Fatalf("status %d, want %d; body %s", res.status, c.status, res.body)
+			}
+			if c.status >= 400 {
+				res.problem(t)
+			}
+			if c.status == 401 && res.header.Get("WWW-Authenticate") == "" {
+				t.Errorf("401 without WWW-Authenticate")
+			}
+		})
+	}
+
+	// A 404 for another cluster looks exactly like one for a missing
+	// cluster: nothing to probe.
+	other := e.get("/v1/clusters/c1/epochs/1", c2).problem(t)
+	missing := e.get("/v1/clusters/c2/epochs/1", c2).problem(t)
+	if other.Detail != missing.Detail || other.Title != missing.Title {
+		t.Errorf("cross-cluster 404 %+v differs from a missing epoch's %+v", other, missing)
+	}
+
+	for name, header := range map[string]string{
+		"basic scheme":    "Basic dG9rLWMxOg==",
+		"empty bearer":    "Bearer ",
+		"no scheme":       "tok-c1",
+		"lowercase ok":    "bearer tok-c1",
+		"extra spaces ok": "Bearer   tok-c1",
+	} {
+		t.Run(name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, "/v1/clusters/c1/epochs", nil)
+			req.Header.Set("Authorization", header)
+			rec := newRecorder()
+			e.srv.ServeHTTP(rec, req)
+			want := http.StatusUnauthorized
+			if name == "lowercase ok" || name == "extra spaces ok" {
+				want = http.StatusOK
+			}
+			if rec.Code != want {
+				t.Errorf("Authorization %q: %d, want %d", header, rec.Code, want)
+			}
+		})
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.RateLimit, c.RateBurst = 0.001, 3 })
+	a := e.addToken("tok-a", "a", false)
+	b := e.addToken("tok-b", "b", false)
+	var got []int
+	for range 5 {
+		got = append(got, e.get("/v1/metrics", a).status)
+	}
+	want := []int{200, 200, 200, 429, 429}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("token a statuses %v, want %v", got, want)
+		}
+	}
+	res := e.get("/v1/metrics", a)
+	if res.problem(t).Status != 429 || res.header.Get("Retry-After") == "" {
+		t.Errorf("429 without problem or Retry-After")
+	}
+	// Another token has its own bucket.
+	if res := e.get("/v1/metrics", b); res.status != http.StatusOK {
+		t.Errorf("token b limited by a's requests: %d", res.status)
+	}
+	// Probes are never limited.
+	if res := e.get("/healthz", ""); res.status != http.StatusOK {
+		t.Errorf("healthz limited: %d", res.status)
+	}
+}
+
+// TestRateLimiterBounded: more distinct tokens than the limiter keeps
+// evicts the least recently used instead of growing.
+func TestRateLimiterBounded(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.RateLimit, c.RateBurst, c.RateLimiters = 0.001, 1, 2 })
+	a := e.addToken("tok-a", "a", false)
+	b := e.addToken("tok-b", "b", false)
+	c := e.addToken("tok-c", "c", false)
+	steps := []struct {
+		token string
+		want  int
+	}{
+		{a, 200}, {a, 429}, // a's bucket is empty
+		{b, 200}, {c, 200}, // c evicts a, the least recently used
+		{a, 200}, // a starts over with a full bucket
+		{c, 429}, // c is still tracked
+	}
+	for i, s := range steps {
+		if got := e.get("/v1/metrics", s.token).status; got != s.want {
+			t.Fatalf("step %d (%s): %d, want %d", i, s.token, got, s.want)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/flexd/flexd/httpapi"
+)
+
+// manyJobs is a /v1/solve body with n minimal jobs.
+func manyJobs(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"slots": 100, "jobs": [`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"%d","max":1,"work":1}`, i)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// TestBadInput: every kind of bad body gets the right 4xx naming the field,
+// never a 5xx.
+func TestBadInput(t *testing.T) {
+	huge := `{"slots": 10, "jobs": [{"id": "j", "max": 1, "work": 1, "pad": "` + strings.Repeat("x", 9<<20) + `"}]}`
+	cases := map[string]struct {
+		path   string
+		body   string
+		status int
+		// fields are the paths the problem must list (all of them).
+		fields []string
+	}{
+		"malformed JSON":          {"/v1/solve", `{"slots": 10, "jobs": [`, 400, nil},
+		"not an object":           {"/v1/solve", `[1, 2]`, 400, []string{"(body)"}},
+		"trailing data":           {"/v1/solve", solveBody + ` {}`, 400, nil},
+		"empty body":              {"/v1/solve", ``, 400, nil},
+		"unknown top-level field": {"/v1/solve", `{"slots": 10, "jobz": []}`, 400, []string{"jobz"}},
+		"unknown nested field":    {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1, "work": 1}, {"id": "b", "max": 1, "work": 1, "sla": [{"deadline": 1, "penalty": 1, "x": 1}]}]}`, 400, []string{"jobs[1].sla[0].x"}},
+		"wrong type string":       {"/v1/solve", `{"slots": "ten", "jobs": []}`, 400, []string{"slots"}},
+		"wrong type nested":       {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1, "work": 1}, {"id": 7, "max": 1, "work": 1}]}`, 400, []string{"jobs[1].id"}},
+		"float for int":           {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1.5, "work": 1}]}`, 400, []string{"jobs[0].max"}},
+		"huge float 1e400":        {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1, "work": 1e400}]}`, 400, []string{"jobs[0].work"}},
+		"huge int":                {"/v1/solve", `{"slots": 1e30, "jobs": []}`, 400, []string{"slots"}},
+		"NaN string":              {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1, "work": "NaN"}]}`, 400, []string{"jobs[0].work"}},
+		"negative work":           {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1, "work": -5}]}`, 422, []string{"jobs[0].work"}},
+		"zero slots":              {"/v1/solve", `{"slots": 0, "jobs": [{"id": "a", "max": 1, "work": 1}]}`, 422, []string{"slots"}},
+		"duplicate ids":           {"/v1/solve", `{"slots": 10, "jobs": [{"id": "a", "max": 1, "work": 1}, {"id": "a", "max": 1, "work": 1}]}`, 422, []string{"jobs[1].id"}},
+		"empty id":                {"/v1/solve", `{"slots": 10, "jobs": [{"id": "", "max": 1, "work": 1}]}`, 422, []string{"jobs[0].id"}},
+		"sla out of order": {"/v1/solve", `{"slots": 10, "objective": "sla_cost", "jobs": [{"id": "a", "max": 1, "work": 1,
+			"sla": [{"deadline": 9, "penalty": 0.2}, {"deadline": 5, "penalty": 0.6}]}]}`, 422, []string{"jobs[0].sla[1].deadline"}},
+		"every problem listed": {"/v1/solve", `{"slots": 0, "objective": "nope", "policy": "magic", "jobs": [{"id": "a", "max": 0, "work": 0}]}`, 422,
+			[]string{"policy", "slots", "objective", "jobs[0].max", "jobs[0].work"}},
+		"deadline missing":     {"/v1/solve", `{"slots": 10, "objective": "avg_tardiness", "jobs": [{"id": "a", "max": 1, "work": 1}]}`, 422, []string{"jobs[0].deadline"}},
+		"optimal above 10":     {"/v1/solve", strings.Replace(manyJobs(11), `"slots": 100`, `"slots": 100, "policy": "optimal"`, 1), 422, nil},
+		"100001 jobs":          {"/v1/solve", manyJobs(100_001), 422, []string{"jobs"}},
+		"overflow to infinity": {"/v1/solve", `{"slots": 1, "jobs": [{"id": "a", "max": 1, "work": 1e308}, {"id": "b", "max": 1, "work": 1e308}, {"id": "c", "max": 1, "work": 1e308}]}`, 422, nil},
+		"9 MiB body":           {"/v1/solve", huge, 413, nil},
+		"epoch unknown field":  {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"pending": 20`, `"pendng": 20`, 1), 400, []string{"jobs[0].map.pendng"}},
+		"epoch wrong type":     {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"started": true`, `"started": "yes"`, 1), 400, []string{"jobs[1].reduce.started"}},
+		"epoch negative work":  {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"work": 400`, `"work": -400`, 1), 422, []string{"jobs[0].map.work"}},
+		"epoch cluster clash":  {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `{"epoch"`, `{"cluster": "c2", "epoch"`, 1), 422, []string{"cluster"}},
+		"epoch duplicate ids":  {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"id": "job_2"`, `"id": "job_1"`, 1), 422, []string{"jobs[1].id"}},
+		"epoch 9 MiB body":     {"/v1/clusters/c1/epochs", huge, 413, nil},
+	}
+	e := newEnv(t, nil)
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			res := e.post(c.path, "", c.body)
+			if res.status != c.status {
+				t.Fatalf("status %d, want %d; body %.500s", res.status, c.status, res.body)
+			}
+			p := res.problem(t)
+			if p.Status != c.status || p.Title != http.StatusText(c.status) {
+				t.Errorf("problem status/title = %d %q", p.Status, p.Title)
+			}
+			got := map[string]bool{}
+			for _, f := range p.Errors {
+				got[f.Field] = true
+				if f.Message == "" {
+					t.Errorf("field %s has no message", f.Field)
+				}
+			}
+			for _, f := range c.fields {
+				if !got[f] {
+					t.Errorf("problem does not list %q: %+v", f, p.Errors)
+				}
+			}
+		})
+	}
+}
+
+func TestBadQuery(t *testing.T) {
+	e := newEnv(t, nil)
+	cases := map[string]struct {
+		query string
+		field string
+	}{
+		"from not a number": {"from=x", "from"},
+		"limit too big":     {"limit=5000", "limit"},
+		"limit zero":        {"limit=0", "limit"},
+		"cursor garbage":    {"cursor=abc", "cursor"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			res := e.get("/v1/clusters/c1/epochs?"+c.query, "")
+			if res.status != http.StatusBadRequest {
+				t.Fatalf("status %d", res.status)
+			}
+			p := res.problem(t)
+			if len(p.Errors) != 1 || p.Errors[0].Field != c.field {
+				t.Errorf("errors = %+v, want field %s", p.Errors, c.field)
+			}
+		})
+	}
+}
+
+// TestBodyLimitConfigurable: the limit is the Config's, and a body just
+// under it is fine.
+func TestBodyLimitConfigurable(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.BodyLimit = int64(len(solveBody)) })
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusOK {
+		t.Errorf("body at the limit: %d", res.status)
+	}
+	if res := e.post("/v1/solve", "", solveBody+" "); res.status != http.StatusRequestEntityTooLarge {
+		t.Errorf("body one byte over: %d", res.status)
+	}
+}
+
+// FuzzEpochDecode feeds arbitrary bodies through decoding, validation and
+// (when valid) deciding: whatever the body, the answer is never a 5xx.
+func FuzzEpochDecode(f *testing.F) {
+	for _, seed := range []string{
+		epochBody, epochN("2"), `{}`, `{"epoch": -1}`, `{"jobs": [{"id": "a", "map": {"work": 1e308, "max": 1}}], "slots": {"map": 1}}`,
+		`{"slots": {"map": 1e7, "reduce": 0}, "jobs": [{"id": "a", "map": {"min": 5, "max": 3, "work": 1}}]}`,
+		`{"jobs": [{"id": "a", "sla": [{"deadline": 1, "penalty": 2}, {"deadline": 1, "penalty": 1}]}]}`,
+		`{"epoch": 1, "slots": {"map": 3}, "objective": "max_stretch", "jobs": [{"id": "a", "map": {"max": 2, "work": 5, "total_work": 0}}]}`,
+		`[`, `null`, `"x"`, `{"ratio": {"mode": "pd_dhsa"}, "omo": {"lazy_start": true}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	e := newEnv(f, nil)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		e.t = t
+		res := e.post("/v1/clusters/c1/epochs", "", string(body))
+		if res.status >= 500 {
+			t.Fatalf("status %d for body %q: %s", res.status, body, res.body)
+		}
+		solve := e.post("/v1/solve", "", string(body))
+		if solve.status >= 500 {
+			t.Fatalf("/v1/solve status %d for body %q: %s", solve.status, body, solve.body)
+		}
+	})
+}

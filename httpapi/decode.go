@@ -1,0 +1,293 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// decodeStrict decodes exactly one JSON value from body into v, rejecting
+// unknown fields and trailing data. Errors are *apiError: 400 with the
+// field's JSON path for a wrong type, an unknown field or a number out of
+// range, 400 with the offset for malformed JSON, and 413 (through
+// *http.MaxBytesError) when the body is over the limit.
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			return &apiError{status: http.StatusBadRequest, detail: "malformed JSON: data after the top-level value"}
+		}
+		return nil
+	}
+	var se *json.SyntaxError
+	switch {
+	case errors.Is(err, io.EOF):
+		return &apiError{status: http.StatusBadRequest, detail: "the body is empty; a JSON object is expected"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &apiError{status: http.StatusBadRequest, detail: "malformed JSON: the body ends in the middle of a value"}
+	case errors.As(err, &se):
+		return &apiError{status: http.StatusBadRequest, detail: fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)}
+	}
+	// A type error, an unknown field or a number out of range: walk the
+	// tokens against v's type to name the field by its full path, indexes
+	// included, which encoding/json's own errors leave out.
+	if fp, ok := locate(body, reflect.TypeOf(v)); ok {
+		return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema", fields: []FieldProblem{fp}}
+	}
+	return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema: " + err.Error()}
+}
+
+// readBody reads the whole (already size-limited) body.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		return nil, &apiError{status: http.StatusBadRequest, detail: "reading the body failed", err: err}
+	}
+	return b, nil
+}
+
+// locate walks body's tokens against type t and returns the first field
+// that encoding/json would reject. It mirrors encoding/json's matching of
+// object keys to struct fields (exact json tag first, then case-insensitive)
+// so it never blames a field the decoder accepted.
+func locate(body []byte, t reflect.Type) (FieldProblem, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	w := walker{dec: dec}
+	w.value(t, "")
+	return w.found, w.hit
+}
+
+type walker struct {
+	dec   *json.Decoder
+	found FieldProblem
+	hit   bool
+	// broken stops the walk at the first problem or token error.
+	broken bool
+}
+
+func (w *walker) fail(path, format string, args ...any) {
+	if w.broken {
+		return
+	}
+	w.broken, w.hit = true, true
+	if path == "" {
+		path = "(body)"
+	}
+	w.found = FieldProblem{Field: path, Message: fmt.Sprintf(format, args...)}
+}
+
+func (w *walker) token() (json.Token, bool) {
+	tok, err := w.dec.Token()
+	if err != nil {
+		w.broken = true
+		return nil, false
+	}
+	return tok, true
+}
+
+var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+
+// value consumes one JSON value that should decode into t.
+func (w *walker) value(t reflect.Type, path string) {
+	if w.broken {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == rawMessageType || t.Kind() == reflect.Interface {
+		w.skip()
+		return
+	}
+	tok, ok := w.token()
+	if !ok {
+		return
+	}
+	if tok == nil { // null leaves the Go value alone
+		return
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if d, isDelim := tok.(json.Delim); !isDelim || d != '{' {
+			w.fail(path, "must be an object, got %s", describe(tok))
+			w.skipRest(tok)
+			return
+		}
+		w.object(t, path)
+	case reflect.Map:
+		if d, isDelim := tok.(json.Delim); !isDelim || d != '{' {
+			w.fail(path, "must be an object, got %s", describe(tok))
+			return
+		}
+		for !w.broken && w.dec.More() {
+			k, ok := w.token()
+			if !ok {
+				return
+			}
+			w.value(t.Elem(), join(path, k.(string)))
+		}
+		w.token() // '}'
+	case reflect.Slice, reflect.Array:
+		if d, isDelim := tok.(json.Delim); !isDelim || d != '[' {
+			w.fail(path, "must be an array, got %s", describe(tok))
+			return
+		}
+		for i := 0; !w.broken && w.dec.More(); i++ {
+			w.value(t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+		}
+		w.token() // ']'
+	case reflect.String:
+		if _, ok := tok.(string); !ok {
+			w.fail(path, "must be a string, got %s", describe(tok))
+		}
+	case reflect.Bool:
+		if _, ok := tok.(bool); !ok {
+			w.fail(path, "must be true or false, got %s", describe(tok))
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			w.fail(path, "must be an integer, got %s", describe(tok))
+			return
+		}
+		if _, err := strconv.ParseInt(string(n), 10, t.Bits()); err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				w.fail(path, "integer %s is out of range", n)
+			} else {
+				w.fail(path, "must be an integer, got %s", n)
+			}
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			w.fail(path, "must be a non-negative integer, got %s", describe(tok))
+			return
+		}
+		if _, err := strconv.ParseUint(string(n), 10, t.Bits()); err != nil {
+			w.fail(path, "must be a non-negative integer in range, got %s", n)
+		}
+	case reflect.Float32, reflect.Float64:
+		n, ok := tok.(json.Number)
+		if !ok {
+			w.fail(path, "must be a number, got %s", describe(tok))
+			return
+		}
+		if _, err := strconv.ParseFloat(string(n), t.Bits()); err != nil {
+			w.fail(path, "number %s is out of range for a float%d", n, t.Bits())
+		}
+	default:
+		w.skipRest(tok)
+	}
+}
+
+// object consumes an object's members after its '{' against struct t.
+func (w *walker) object(t reflect.Type, path string) {
+	for !w.broken && w.dec.More() {
+		k, ok := w.token()
+		if !ok {
+			return
+		}
+		key := k.(string)
+		ft, known := fieldType(t, key)
+		if !known {
+			w.fail(join(path, key), "unknown field")
+			return
+		}
+		w.value(ft, join(path, key))
+	}
+	w.token() // '}'
+}
+
+// fieldType finds the type of the struct field key decodes into, the way
+// encoding/json does: exact tag name first, then case-insensitive.
+func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+	var fold reflect.Type
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Type, true
+		}
+		if fold == nil && strings.EqualFold(name, key) {
+			fold = f.Type
+		}
+	}
+	return fold, fold != nil
+}
+
+// skip consumes one whole value.
+func (w *walker) skip() {
+	tok, ok := w.token()
+	if ok {
+		w.skipRest(tok)
+	}
+}
+
+// skipRest consumes the rest of a value whose first token was tok.
+func (w *walker) skipRest(tok json.Token) {
+	d, ok := tok.(json.Delim)
+	if !ok || (d != '{' && d != '[') {
+		return
+	}
+	for depth := 1; depth > 0 && !w.broken; {
+		t, ok := w.token()
+		if !ok {
+			return
+		}
+		if d, ok := t.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		return "an array"
+	case string:
+		if len(v) > 20 {
+			v = v[:20] + "..."
+		}
+		return fmt.Sprintf("the string %q", v)
+	case bool:
+		return fmt.Sprintf("%v", v)
+	case json.Number:
+		return "the number " + string(v)
+	}
+	return "null"
+}

@@ -1,0 +1,670 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+
+	"github.com/flexd/flexd/epoch"
+	"github.com/flexd/flexd/solver"
+	"github.com/flexd/flexd/store"
+)
+
+// EpochRequest is the body of POST /v1/clusters/{cluster}/epochs: the
+// shim's view of its cluster at the start of one epoch.
+type EpochRequest struct {
+	// Cluster is optional in the body (the path names the cluster); when
+	// present it must equal the path's. Lines of the epochs.jsonl export
+	// carry it.
+	Cluster string `json:"cluster,omitempty" example:"c1"`
+	// Epoch increases per cluster.
+	Epoch int64 `json:"epoch" example:"42" validate:"required"`
+	// Now is the epoch's start, seconds on the caller's clock.
+	Now float64 `json:"now" example:"12345"`
+	// EpochLength is the time between calls, seconds.
+	EpochLength float64 `json:"epoch_length" example:"0.5"`
+	// Objective is a metric name (GET /v1/metrics); default avg_response_time.
+	Objective string `json:"objective,omitempty" example:"avg_response_time"`
+	// Policy is flex (default), fair or fifo, for both phases.
+	Policy string `json:"policy,omitempty" example:"flex"`
+	// PhasePolicy overrides policy per phase.
+	PhasePolicy *PhasePolicy `json:"phase_policy,omitempty"`
+	// FairVariant selects Hadoop's fair share for policy fair: mrv1 (default) or yarn.
+	FairVariant string       `json:"fair_variant,omitempty" enums:"mrv1,yarn"`
+	Slots       PhaseSlots   `json:"slots" validate:"required"`
+	Ratio       *RatioConfig `json:"ratio,omitempty"`
+	OMO         *OMOConfig   `json:"omo,omitempty"`
+	// ReleasedSlots is how many slots were released since the last epoch (OMO).
+	ReleasedSlots int        `json:"released_slots,omitempty" example:"37"`
+	Jobs          []EpochJob `json:"jobs" validate:"required"`
+}
+
+// PhasePolicy names a policy per phase; empty means the request's policy.
+type PhasePolicy struct {
+	Map    string `json:"map,omitempty" example:"flex"`
+	Reduce string `json:"reduce,omitempty" example:"fair"`
+}
+
+// PhaseSlots counts slots per phase.
+type PhaseSlots struct {
+	Map    int `json:"map" example:"100"`
+	Reduce int `json:"reduce" example:"50"`
+}
+
+// RatioConfig chooses how slots are split between phases (algorithms.md 7).
+type RatioConfig struct {
+	Mode         string   `json:"mode,omitempty" example:"static" enums:"static,pi_dhsa,pd_dhsa,fresh"`
+	BorrowMap    *float64 `json:"borrow_map,omitempty" example:"1"`
+	BorrowReduce *float64 `json:"borrow_reduce,omitempty" example:"1"`
+	// Tau1 and Tau2 are FRESH's switching thresholds in [0, 1] (defaults 0.8 and 0.6).
+	Tau1 *float64 `json:"tau1,omitempty" example:"0.8"`
+	Tau2 *float64 `json:"tau2,omitempty" example:"0.6"`
+}
+
+// OMOConfig switches OMO's lazy start and batch finish on.
+type OMOConfig struct {
+	LazyStart   bool `json:"lazy_start" example:"false"`
+	BatchFinish bool `json:"batch_finish" example:"false"`
+	// Bandwidth is the shuffle bandwidth, bytes per second.
+	Bandwidth float64 `json:"bandwidth,omitempty" example:"125000000"`
+	// EMAAlpha is the moving averages' smoothing factor in (0, 1].
+	EMAAlpha float64 `json:"ema_alpha,omitempty" example:"0.3"`
+}
+
+// EpochJob is one job's state in both phases.
+type EpochJob struct {
+	ID        string    `json:"id" example:"job_1" validate:"required"`
+	Pool      string    `json:"pool,omitempty" example:"default"`
+	Submitted float64   `json:"submitted" example:"12000"`
+	Weight    *float64  `json:"weight,omitempty" example:"1"`
+	Deadline  *float64  `json:"deadline,omitempty" example:"13000"`
+	SLA       []SLAStep `json:"sla,omitempty"`
+	// Objective overrides the request's metric for this job.
+	Objective string `json:"objective,omitempty"`
+	// ConsumedSlotSeconds is the work the job's tasks have done so far, for
+	// the overall-fairness index.
+	ConsumedSlotSeconds *float64 `json:"consumed_slot_seconds,omitempty" example:"5400"`
+	// Map and Reduce are the phases; omitted or work 0 means nothing to do there.
+	Map    *PhaseState `json:"map,omitempty"`
+	Reduce *PhaseState `json:"reduce,omitempty"`
+}
+
+// PhaseState is one job's state in one phase.
+type PhaseState struct {
+	Min int `json:"min" example:"5"`
+	Max int `json:"max" example:"40"`
+	// Work is the remaining work in slot-seconds (0: estimate from task statistics or nothing to do).
+	Work float64 `json:"work" example:"1200"`
+	// TotalWork is the phase's whole work, for stretch; default work.
+	TotalWork float64 `json:"total_work,omitempty" example:"1500"`
+	Pending   int     `json:"pending,omitempty" example:"30"`
+	Running   int     `json:"running,omitempty" example:"10"`
+	Tasks     int     `json:"tasks,omitempty" example:"80"`
+	// AvgTaskTime is seconds per task so far.
+	AvgTaskTime        float64 `json:"avg_task_time,omitempty" example:"40"`
+	OutputBytesPerTask float64 `json:"output_bytes_per_task,omitempty" example:"100000000"`
+	// Started says whether the reduce phase has started.
+	Started *bool `json:"started,omitempty" example:"false"`
+}
+
+// EpochResponse is the decision for one epoch.
+type EpochResponse struct {
+	Cluster    string      `json:"cluster" example:"c1" validate:"required"`
+	Epoch      int64       `json:"epoch" example:"42" validate:"required"`
+	DecisionID string      `json:"decision_id" example:"0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b" validate:"required"`
+	Budgets    Budgets     `json:"budgets" validate:"required"`
+	Phases     EpochPhases `json:"phases" validate:"required"`
+	// OMO appears when OMO is on.
+	OMO         *OMODecision      `json:"omo,omitempty"`
+	Allocations []EpochAllocation `json:"allocations" validate:"required"`
+	// Fairness is Jain's index over the jobs' resource rates (FRESH Eq.
+	// 3.1), present when jobs report consumed_slot_seconds.
+	Fairness *float64 `json:"fairness,omitempty" example:"0.93"`
+}
+
+// EpochPhases holds each phase's solve, the same shape as /v1/solve's
+// response; a phase without work has no allocations and an empty plan.
+type EpochPhases struct {
+	Map    SolveResponse `json:"map" validate:"required"`
+	Reduce SolveResponse `json:"reduce" validate:"required"`
+}
+
+// Budgets are the slots each phase (and pool) gets this epoch.
+type Budgets struct {
+	Mode     string                `json:"mode" example:"pi_dhsa" validate:"required"`
+	Map      int                   `json:"map" example:"110" validate:"required"`
+	Reduce   int                   `json:"reduce" example:"40" validate:"required"`
+	Borrowed Borrowed              `json:"borrowed" validate:"required"`
+	Pools    map[string]PhaseSlots `json:"pools" validate:"required"`
+}
+
+// Borrowed counts slots lent between phases.
+type Borrowed struct {
+	ReduceToMap int `json:"reduce_to_map" example:"10" validate:"required"`
+	MapToReduce int `json:"map_to_reduce" example:"0" validate:"required"`
+}
+
+// OMODecision is what OMO decided this epoch.
+type OMODecision struct {
+	StartReduce    []string `json:"start_reduce" validate:"required"`
+	BatchFinish    string   `json:"batch_finish,omitempty" example:"job_2"`
+	ReleaseRate    float64  `json:"release_rate" example:"12.5" validate:"required"`
+	AvailableSlots float64  `json:"available_slots" example:"96" validate:"required"`
+}
+
+// EpochAllocation is one job's slots in both phases now.
+type EpochAllocation struct {
+	ID     string `json:"id" example:"job_1" validate:"required"`
+	Map    int    `json:"map" example:"12" validate:"required"`
+	Reduce int    `json:"reduce" example:"0" validate:"required"`
+	// MapReason and ReduceReason are /v1/solve's reasons, or none for a
+	// phase the job takes no part in.
+	MapReason    string `json:"map_reason" example:"priority" enums:"min,max,priority,partial,demand,normalized,none" validate:"required"`
+	ReduceReason string `json:"reduce_reason" example:"none" enums:"min,max,priority,partial,demand,normalized,none" validate:"required"`
+}
+
+// StoredEpoch is one stored epoch as history returns it.
+type StoredEpoch struct {
+	Cluster    string    `json:"cluster" example:"c1" validate:"required"`
+	Epoch      int64     `json:"epoch" example:"42" validate:"required"`
+	DecisionID string    `json:"decision_id" validate:"required"`
+	CreatedAt  time.Time `json:"created_at" validate:"required"`
+	// Request is the body the shim posted.
+	Request json.RawMessage `json:"request" swaggertype:"object" validate:"required"`
+	// Decision is the EpochResponse flexd answered.
+	Decision json.RawMessage `json:"decision" swaggertype:"object" validate:"required"`
+}
+
+// EpochPage is a page of history, newest first.
+type EpochPage struct {
+	Epochs []StoredEpoch `json:"epochs" validate:"required"`
+	// NextCursor, when present, fetches the next (older) page.
+	NextCursor string `json:"next_cursor,omitempty" example:"41"`
+}
+
+// clusterName bounds what a path segment may name: it becomes a store key
+// and a log field.
+var clusterName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// cluster returns the path's cluster, or 404 for a name no cluster can have.
+func clusterParam(r *http.Request) (string, error) {
+	c := chi.URLParam(r, "cluster")
+	if !clusterName.MatchString(c) {
+		return "", errNotFound
+	}
+	return c, nil
+}
+
+// postEpoch godoc
+//
+//	@Summary		Decide one epoch of a cluster
+//	@Description	The shim's call, once per epoch. Idempotent on (cluster, epoch): the same body again returns the stored decision with Idempotent-Replay: true; a different body is 409.
+//	@Tags			epochs
+//	@Accept			json
+//	@Produce		json
+//	@Param			cluster	path		string			true	"cluster name"
+//	@Param			request	body		EpochRequest	true	"the cluster's state"
+//	@Success		200		{object}	EpochResponse
+//	@Header			200		{string}	Idempotent-Replay	"true when this is a stored decision returned again"
+//	@Failure		400		{object}	Problem
+//	@Failure		401		{object}	Problem
+//	@Failure		404		{object}	Problem
+//	@Failure		409		{object}	Problem	"epoch stored with a different body, or below the latest"
+//	@Failure		413		{object}	Problem
+//	@Failure		422		{object}	Problem
+//	@Failure		429		{object}	Problem
+//	@Failure		503		{object}	Problem
+//	@Security		BearerAuth
+//	@Router			/v1/clusters/{cluster}/epochs [post]
+func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	cluster, err := s.authorizeCluster(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	req, err := decodeEpochRequest(body, cluster, s.cfg.Limits)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	canonical, err := canonicalRequest(body)
+	if err != nil {
+		// decodeStrict accepted the body, so this cannot be the caller's fault.
+		s.problem(w, r, err)
+		return
+	}
+	sum := sha256.Sum256(canonical)
+	hash := hex.EncodeToString(sum[:])
+
+	// An idempotent retry, or a clash, shows before any work is done.
+	if rec, err := s.store.GetEpoch(ctx, cluster, req.Epoch); err == nil {
+		s.replayOrConflict(w, r, rec, hash)
+		return
+	} else if !errors.Is(err, store.ErrNotFound) {
+		s.problem(w, r, fmt.Errorf("reading epoch %d of %s: %w", req.Epoch, cluster, err))
+		return
+	}
+	for attempt := 0; ; attempt++ {
+		prev, err := s.store.LatestState(ctx, cluster)
+		if err != nil {
+			s.problem(w, r, fmt.Errorf("reading cluster %s state: %w", cluster, err))
+			return
+		}
+		var prevState epoch.ClusterState
+		if prev.Found && len(prev.State) > 0 {
+			if err := json.Unmarshal(prev.State, &prevState); err != nil {
+				s.problem(w, r, fmt.Errorf("decoding cluster %s state of epoch %d: %w", cluster, prev.Epoch, err))
+				return
+			}
+		}
+		resp, next, err := s.decide(cluster, req, prevState)
+		if err != nil {
+			s.problem(w, r, err)
+			return
+		}
+		id, err := uuid.NewV7()
+		if err != nil {
+			s.problem(w, r, fmt.Errorf("making a decision id: %w", err))
+			return
+		}
+		resp.DecisionID = id.String()
+		decision, err := json.Marshal(resp)
+		if err != nil {
+			s.problem(w, r, fmt.Errorf("encoding decision: %w", err))
+			return
+		}
+		state, err := json.Marshal(next)
+		if err != nil {
+			s.problem(w, r, fmt.Errorf("encoding cluster state: %w", err))
+			return
+		}
+		prevEpoch := int64(0)
+		if prev.Found {
+			prevEpoch = prev.Epoch
+		}
+		rec := store.Record{
+			Cluster: cluster, Epoch: req.Epoch, DecisionID: resp.DecisionID,
+			RequestHash: hash, Request: canonical, Decision: decision,
+			State: state, Allocations: storeAllocations(resp), CreatedAt: s.cfg.Now().UTC(),
+		}
+		stored, replay, err := s.store.SaveEpoch(ctx, rec, prevEpoch)
+		switch {
+		case err == nil && replay:
+			// Another replica stored this very request meanwhile.
+			s.replayOrConflict(w, r, stored, hash)
+			return
+		case err == nil:
+			s.observeEpoch(len(req.Jobs), resp)
+			s.writeRaw(w, r, http.StatusOK, "application/json", decision)
+			return
+		case errors.Is(err, store.ErrStaleState) && attempt < s.cfg.StaleRetries:
+			continue
+		}
+		s.problem(w, r, fmt.Errorf("saving epoch %d of %s: %w", req.Epoch, cluster, err))
+		return
+	}
+}
+
+// canonicalRequest is the form of an epoch body that is stored and hashed:
+// compact, top-level members sorted by name, and without "cluster" (the
+// path names it). So a retry that reformats the body, or a line of the
+// epochs.jsonl export posted back to its cluster, is an idempotent replay.
+func canonicalRequest(body []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return nil, fmt.Errorf("canonicalising a decoded body: %w", err)
+	}
+	delete(top, "cluster")
+	for k, v := range top {
+		var b bytes.Buffer
+		if err := json.Compact(&b, v); err != nil {
+			return nil, fmt.Errorf("canonicalising member %q: %w", k, err)
+		}
+		top[k] = b.Bytes()
+	}
+	out, err := json.Marshal(top) // encoding/json sorts map keys
+	if err != nil {
+		return nil, fmt.Errorf("canonicalising a decoded body: %w", err)
+	}
+	return out, nil
+}
+
+// decodeEpochRequest decodes, converts and validates an epoch body: every
+// caller error (400 or 422) comes out of here, before any store call.
+func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Request, error) {
+	var wire EpochRequest
+	if err := decodeStrict(body, &wire); err != nil {
+		return epoch.Request{}, err
+	}
+	var fields []solver.FieldError
+	if wire.Cluster != "" && wire.Cluster != cluster {
+		fields = append(fields, solver.FieldError{Field: "cluster", Message: fmt.Sprintf("%q differs from the path's cluster %q", wire.Cluster, cluster)})
+	}
+	req := wire.Domain()
+	fields = append(fields, epoch.Validate(req, limits)...)
+	if len(fields) > 0 {
+		return req, &solver.ValidationError{Problems: fields}
+	}
+	return req, nil
+}
+
+// decide runs the epoch pipeline with every phase's solve timed, and
+// converts the decision to the wire form (without its decision id).
+func (s *Server) decide(cluster string, req epoch.Request, prev epoch.ClusterState) (*EpochResponse, epoch.ClusterState, error) {
+	// Decide solves the map phase, then the reduce phase, one after the
+	// other, so the timings arrive in that order; only the phases with jobs
+	// call a policy.
+	var timings []time.Duration
+	d := epoch.Decider{Lookup: func(name string) (solver.Solver, bool) {
+		pol, ok := s.cfg.Policies(name)
+		if !ok {
+			return nil, false
+		}
+		return timedSolver{Solver: pol, record: func(d time.Duration) { timings = append(timings, d) }}, true
+	}}
+	dec, next, err := d.Decide(req, prev)
+	if err != nil {
+		return nil, prev, fmt.Errorf("deciding epoch %d of %s: %w", req.Epoch, cluster, err)
+	}
+	mapTime, reduceTime := time.Duration(0), time.Duration(0)
+	if dec.Phases.Map != nil && len(dec.Phases.Map.Allocations) > 0 && len(timings) > 0 {
+		mapTime, timings = timings[0], timings[1:]
+	}
+	if dec.Phases.Reduce != nil && len(dec.Phases.Reduce.Allocations) > 0 && len(timings) > 0 {
+		reduceTime = timings[0]
+	}
+	resp := NewEpochResponse(cluster, dec, mapTime, reduceTime)
+	if err := checkFinite(&resp.Phases.Map); err != nil {
+		return nil, prev, err
+	}
+	if err := checkFinite(&resp.Phases.Reduce); err != nil {
+		return nil, prev, err
+	}
+	return resp, next, nil
+}
+
+// timedSolver measures a policy's wall time; the clock stays at the edge,
+// out of the pure epoch and solver packages.
+type timedSolver struct {
+	solver.Solver
+	record func(time.Duration)
+}
+
+func (t timedSolver) Solve(p solver.Problem) (solver.Result, error) {
+	start := time.Now()
+	res, err := t.Solver.Solve(p)
+	t.record(time.Since(start))
+	return res, err
+}
+
+// replayOrConflict answers a stored (cluster, epoch): its decision again
+// when the request is the same, 409 otherwise.
+func (s *Server) replayOrConflict(w http.ResponseWriter, r *http.Request, rec store.Record, hash string) {
+	if rec.RequestHash != hash {
+		s.problem(w, r, &apiError{status: http.StatusConflict, detail: fmt.Sprintf("epoch %d is already stored with a different request", rec.Epoch)})
+		return
+	}
+	w.Header().Set("Idempotent-Replay", "true")
+	s.writeRaw(w, r, http.StatusOK, "application/json", rec.Decision)
+}
+
+func (s *Server) observeEpoch(jobs int, resp *EpochResponse) {
+	s.metrics.epochJobs.Observe(float64(jobs))
+	for _, ph := range []struct {
+		name string
+		res  *SolveResponse
+	}{{"map", &resp.Phases.Map}, {"reduce", &resp.Phases.Reduce}} {
+		if len(ph.res.Allocations) > 0 {
+			s.metrics.solveSeconds.WithLabelValues(ph.res.Policy, ph.name).Observe(float64(ph.res.SolveMicros) / 1e6)
+		}
+	}
+}
+
+// storeAllocations flattens a decision into the per-job, per-phase rows the
+// store indexes for job_id queries; phases a job takes no part in are left
+// out.
+func storeAllocations(resp *EpochResponse) []store.Allocation {
+	out := make([]store.Allocation, 0, 2*len(resp.Allocations))
+	for _, a := range resp.Allocations {
+		if a.MapReason != string(epoch.ReasonNone) {
+			out = append(out, store.Allocation{JobID: a.ID, Phase: "map", Slots: a.Map, Reason: a.MapReason})
+		}
+		if a.ReduceReason != string(epoch.ReasonNone) {
+			out = append(out, store.Allocation{JobID: a.ID, Phase: "reduce", Slots: a.Reduce, Reason: a.ReduceReason})
+		}
+	}
+	return out
+}
+
+// listEpochs godoc
+//
+//	@Summary	List a cluster's stored epochs, newest first
+//	@Tags		epochs
+//	@Produce	json
+//	@Param		cluster	path		string	true	"cluster name"
+//	@Param		from	query		integer	false	"lowest epoch, inclusive"
+//	@Param		to		query		integer	false	"highest epoch, inclusive"
+//	@Param		limit	query		integer	false	"page size, 1..1000 (default 100)"
+//	@Param		cursor	query		string	false	"next_cursor of the previous page"
+//	@Param		job_id	query		string	false	"only epochs allocating to this job"
+//	@Success	200		{object}	EpochPage
+//	@Failure	400		{object}	Problem
+//	@Failure	401		{object}	Problem
+//	@Failure	404		{object}	Problem
+//	@Failure	429		{object}	Problem
+//	@Security	BearerAuth
+//	@Router		/v1/clusters/{cluster}/epochs [get]
+func (s *Server) listEpochs(w http.ResponseWriter, r *http.Request) {
+	cluster, err := s.authorizeCluster(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	q, err := parseQuery(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	recs, next, err := s.store.ListEpochs(r.Context(), cluster, q)
+	if err != nil {
+		s.problem(w, r, fmt.Errorf("listing epochs of %s: %w", cluster, err))
+		return
+	}
+	page := EpochPage{Epochs: make([]StoredEpoch, len(recs))}
+	for i, rec := range recs {
+		page.Epochs[i] = storedEpoch(rec)
+	}
+	if next != nil {
+		page.NextCursor = strconv.FormatInt(*next, 10)
+	}
+	s.writeJSON(w, r, http.StatusOK, "application/json", page)
+}
+
+// DefaultPageSize is the page size of GET .../epochs without limit.
+const DefaultPageSize = 100
+
+// MaxPageSize is the largest page GET .../epochs returns.
+const MaxPageSize = 1000
+
+func parseQuery(r *http.Request) (store.Query, error) {
+	v := r.URL.Query()
+	q := store.Query{Limit: DefaultPageSize, JobID: v.Get("job_id")}
+	var fields []FieldProblem
+	num := func(name string) *int64 {
+		s := v.Get(name)
+		if s == "" {
+			return nil
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			fields = append(fields, FieldProblem{Field: name, Message: fmt.Sprintf("must be an integer, got %q", s)})
+			return nil
+		}
+		return &n
+	}
+	q.From, q.To, q.Before = num("from"), num("to"), num("cursor")
+	if l := num("limit"); l != nil {
+		if *l < 1 || *l > MaxPageSize {
+			fields = append(fields, FieldProblem{Field: "limit", Message: fmt.Sprintf("must be between 1 and %d", MaxPageSize)})
+		} else {
+			q.Limit = int(*l)
+		}
+	}
+	if len(fields) > 0 {
+		return q, &apiError{status: http.StatusBadRequest, detail: "bad query parameters", fields: fields}
+	}
+	return q, nil
+}
+
+func storedEpoch(rec store.Record) StoredEpoch {
+	return StoredEpoch{
+		Cluster: rec.Cluster, Epoch: rec.Epoch, DecisionID: rec.DecisionID,
+		CreatedAt: rec.CreatedAt.UTC(), Request: rec.Request, Decision: rec.Decision,
+	}
+}
+
+// getEpoch godoc
+//
+//	@Summary	One stored epoch: the request and its decision
+//	@Tags		epochs
+//	@Produce	json
+//	@Param		cluster	path		string	true	"cluster name"
+//	@Param		epoch	path		integer	true	"epoch number"
+//	@Success	200		{object}	StoredEpoch
+//	@Failure	401		{object}	Problem
+//	@Failure	404		{object}	Problem
+//	@Failure	429		{object}	Problem
+//	@Security	BearerAuth
+//	@Router		/v1/clusters/{cluster}/epochs/{epoch} [get]
+func (s *Server) getEpoch(w http.ResponseWriter, r *http.Request) {
+	cluster, err := s.authorizeCluster(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	n, err := strconv.ParseInt(chi.URLParam(r, "epoch"), 10, 64)
+	if err != nil {
+		s.problem(w, r, errNotFound)
+		return
+	}
+	rec, err := s.store.GetEpoch(r.Context(), cluster, n)
+	if err != nil {
+		s.problem(w, r, fmt.Errorf("reading epoch %d of %s: %w", n, cluster, err))
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, "application/json", storedEpoch(rec))
+}
+
+// exportEpochs godoc
+//
+//	@Summary		Export a cluster's epoch log as JSON Lines
+//	@Description	One request body per line, oldest first, each with "cluster" added; the format `flexd replay` reads. Streamed.
+//	@Tags			epochs
+//	@Produce		application/jsonl
+//	@Param			cluster	path		string	true	"cluster name"
+//	@Param			from	query		integer	false	"lowest epoch, inclusive"
+//	@Param			to		query		integer	false	"highest epoch, inclusive"
+//	@Success		200		{string}	string	"one EpochRequest per line"
+//	@Failure		400		{object}	Problem
+//	@Failure		401		{object}	Problem
+//	@Failure		404		{object}	Problem
+//	@Failure		429		{object}	Problem
+//	@Security		BearerAuth
+//	@Router			/v1/clusters/{cluster}/epochs.jsonl [get]
+func (s *Server) exportEpochs(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	cluster, err := s.authorizeCluster(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	q, err := parseQuery(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	// The header goes out with the first line, so a store that fails
+	// before any line still gets a proper problem response.
+	wrote := false
+	rc := http.NewResponseController(w)
+	err = s.store.StreamEpochs(ctx, cluster, q.From, q.To, func(rec store.Record) error {
+		line, err := withCluster(rec.Request, cluster)
+		if err != nil {
+			return fmt.Errorf("epoch %d: %w", rec.Epoch, err)
+		}
+		if !wrote {
+			w.Header().Set("Content-Type", "application/jsonl")
+			w.WriteHeader(http.StatusOK)
+			wrote = true
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return errClientGone
+		}
+		// Flush each line so a reader sees progress and memory stays flat.
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return errClientGone
+		}
+		return nil
+	})
+	switch {
+	case err == nil && !wrote:
+		w.Header().Set("Content-Type", "application/jsonl")
+		w.WriteHeader(http.StatusOK)
+	case errors.Is(err, errClientGone):
+	case err != nil && !wrote:
+		s.problem(w, r, fmt.Errorf("exporting epochs of %s: %w", cluster, err))
+	case err != nil:
+		// The status is sent; all that is left is to cut the stream short
+		// (the client sees a truncated last line) and log it.
+		s.log.ErrorContext(ctx, "exporting epochs", "request_id", requestIDFrom(ctx), "cluster", cluster, "error", err)
+	}
+}
+
+// errClientGone stops an export whose client stopped reading.
+var errClientGone = errors.New("client went away")
+
+// withCluster returns the stored request object with "cluster" as its
+// first member, unless it already has one.
+func withCluster(req json.RawMessage, cluster string) ([]byte, error) {
+	var probe struct {
+		Cluster *string `json:"cluster"`
+	}
+	if err := json.Unmarshal(req, &probe); err != nil {
+		return nil, fmt.Errorf("decoding stored request: %w", err)
+	}
+	if probe.Cluster != nil {
+		return req, nil
+	}
+	trimmed := bytes.TrimSpace(req)
+	if len(trimmed) < 2 || trimmed[0] != '{' {
+		return nil, errors.New("stored request is not a JSON object")
+	}
+	name, err := json.Marshal(cluster)
+	if err != nil {
+		return nil, fmt.Errorf("encoding cluster name: %w", err)
+	}
+	out := make([]byte, 0, len(trimmed)+len(name)+12)
+	out = append(out, `{"cluster":`...)
+	out = append(out, name...)
+	rest := bytes.TrimSpace(trimmed[1:])
+	if len(rest) > 0 && rest[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...), nil
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/flexd/flexd/epoch"
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/solver"
+)
+
+// Domain converts the wire request to package epoch's Request: absent
+// optional fields become the nil pointers and zero values epoch documents
+// as defaults. It does not validate; epoch.Validate does.
+func (w *EpochRequest) Domain() epoch.Request {
+	req := epoch.Request{
+		Epoch:         w.Epoch,
+		Now:           w.Now,
+		EpochLength:   w.EpochLength,
+		Objective:     penalty.Metric(w.Objective),
+		Policy:        w.Policy,
+		FairVariant:   w.FairVariant,
+		Slots:         epoch.Slots{Map: w.Slots.Map, Reduce: w.Slots.Reduce},
+		ReleasedSlots: w.ReleasedSlots,
+		Jobs:          make([]epoch.Job, len(w.Jobs)),
+	}
+	if w.PhasePolicy != nil {
+		req.PhasePolicy = epoch.PhasePolicy{Map: w.PhasePolicy.Map, Reduce: w.PhasePolicy.Reduce}
+	}
+	if w.Ratio != nil {
+		req.Ratio = epoch.Ratio{
+			Mode: w.Ratio.Mode, BorrowMap: w.Ratio.BorrowMap, BorrowReduce: w.Ratio.BorrowReduce,
+			Tau1: w.Ratio.Tau1, Tau2: w.Ratio.Tau2,
+		}
+	}
+	if w.OMO != nil {
+		req.OMO = epoch.OMO{
+			LazyStart: w.OMO.LazyStart, BatchFinish: w.OMO.BatchFinish,
+			Bandwidth: w.OMO.Bandwidth, EMAAlpha: w.OMO.EMAAlpha,
+		}
+	}
+	for i, j := range w.Jobs {
+		dj := epoch.Job{
+			ID: j.ID, Pool: j.Pool, Submitted: j.Submitted, Weight: j.Weight,
+			Objective:           penalty.Metric(j.Objective),
+			ConsumedSlotSeconds: j.ConsumedSlotSeconds,
+			Map:                 j.Map.domain(),
+			Reduce:              j.Reduce.domain(),
+		}
+		if j.Deadline != nil {
+			dj.Deadline, dj.HasDeadline = *j.Deadline, true
+		}
+		if len(j.SLA) > 0 {
+			dj.SLA = make([]penalty.Step, len(j.SLA))
+			for k, s := range j.SLA {
+				dj.SLA[k] = penalty.Step{Deadline: s.Deadline, Penalty: s.Penalty}
+			}
+		}
+		req.Jobs[i] = dj
+	}
+	return req
+}
+
+func (p *PhaseState) domain() *epoch.Phase {
+	if p == nil {
+		return nil
+	}
+	out := &epoch.Phase{
+		Min: p.Min, Max: p.Max, Work: p.Work, TotalWork: p.TotalWork,
+		Pending: p.Pending, Running: p.Running, Tasks: p.Tasks,
+		AvgTaskTime: p.AvgTaskTime, OutputBytesPerTask: p.OutputBytesPerTask,
+	}
+	if p.Started != nil {
+		out.Started = *p.Started
+	}
+	return out
+}
+
+// NewEpochResponse converts a decision to the wire form; mapTime and
+// reduceTime are the phases' solve times. The decision id is the caller's.
+func NewEpochResponse(cluster string, dec epoch.Decision, mapTime, reduceTime time.Duration) *EpochResponse {
+	resp := &EpochResponse{
+		Cluster: cluster,
+		Epoch:   dec.Epoch,
+		Budgets: Budgets{
+			Mode: dec.Budgets.Mode, Map: dec.Budgets.Map, Reduce: dec.Budgets.Reduce,
+			Borrowed: Borrowed{ReduceToMap: dec.Budgets.Borrowed.ReduceToMap, MapToReduce: dec.Budgets.Borrowed.MapToReduce},
+			Pools:    make(map[string]PhaseSlots, len(dec.Budgets.Pools)),
+		},
+		Phases: EpochPhases{
+			Map:    phaseResponse(dec.Phases.Map, mapTime),
+			Reduce: phaseResponse(dec.Phases.Reduce, reduceTime),
+		},
+		Allocations: make([]EpochAllocation, len(dec.Allocations)),
+		Fairness:    dec.Fairness,
+	}
+	for _, name := range slices.Sorted(maps.Keys(dec.Budgets.Pools)) {
+		pb := dec.Budgets.Pools[name]
+		resp.Budgets.Pools[name] = PhaseSlots{Map: pb.Map, Reduce: pb.Reduce}
+	}
+	if o := dec.OMO; o != nil {
+		resp.OMO = &OMODecision{
+			StartReduce: append([]string{}, o.StartReduce...), BatchFinish: o.BatchFinish,
+			ReleaseRate: o.ReleaseRate, AvailableSlots: o.AvailableSlots,
+		}
+	}
+	for i, a := range dec.Allocations {
+		resp.Allocations[i] = EpochAllocation{
+			ID: a.ID, Map: a.Map, Reduce: a.Reduce,
+			MapReason: string(a.MapReason), ReduceReason: string(a.ReduceReason),
+		}
+	}
+	return resp
+}
+
+// phaseResponse converts one phase's result; epoch promises non-nil, but a
+// nil one still yields a well-formed empty phase.
+func phaseResponse(res *solver.Result, elapsed time.Duration) SolveResponse {
+	if res == nil {
+		res = &solver.Result{}
+	}
+	return NewSolveResponse(*res, false, elapsed)
+}

@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+	"github.com/google/uuid"
+)
+
+type requestIDKey struct{}
+
+// requestIDFrom returns the request's id ("" outside the middleware).
+func requestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// validRequestID accepts a caller's X-Request-Id only when it is short and
+// plain, since it is echoed in headers and written to logs.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, c := range id {
+		if c < 0x21 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// requestID tags every request with an id (the caller's X-Request-Id when
+// sane, else a fresh UUIDv7) and returns it on every response.
+func (s *Server) requestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			u, err := uuid.NewV7()
+			if err != nil {
+				// The random source failed; fall back to v4's own draw
+				// rather than serving a request with no id.
+				u = uuid.New()
+			}
+			id = u.String()
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// recoverer turns a handler's panic into a logged 500 problem. Panics are
+// bugs; the caller gets the request id to report, never the panic value.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler { //nolint:errorlint // sentinel compared as net/http does
+				panic(v)
+			}
+			s.log.ErrorContext(r.Context(), "panic serving request", "request_id", requestIDFrom(r.Context()), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			s.problem(w, r, fmt.Errorf("panic: %v", v))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// observe writes the access log line and the request metrics, labelled by
+// chi's route pattern (bounded cardinality) rather than the raw path.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.cfg.Now()
+		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		defer func() {
+			elapsed := s.cfg.Now().Sub(start)
+			status := ww.Status()
+			if status == 0 {
+				status = http.StatusOK
+			}
+			route := "unmatched"
+			if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
+				route = rc.RoutePattern()
+			}
+			s.metrics.requestSeconds.WithLabelValues(route, r.Method, strconv.Itoa(status)).Observe(elapsed.Seconds())
+			s.log.InfoContext(r.Context(), "request",
+				"request_id", requestIDFrom(r.Context()),
+				"method", r.Method, "path", r.URL.Path, "route", route,
+				"status", status, "bytes", ww.BytesWritten(),
+				"duration_ms", float64(elapsed.Microseconds())/1000,
+				"remote", r.RemoteAddr)
+		}()
+		next.ServeHTTP(ww, r)
+	})
+}
+
+// drain answers 503 once StartDrain was called, except for the probes,
+// which must keep telling the load balancer what is happening.
+func (s *Server) drain(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.draining.Load() && r.URL.Path != "/healthz" && r.URL.Path != "/readyz" {
+			s.problem(w, r, errShuttingDown)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// timeout bounds the request's context; store calls observe it. A solve is
+// bounded by its effort limits instead, since it cannot be interrupted.
+func (s *Server) timeout(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// limitBody caps the body; reading past the cap fails with
+// *http.MaxBytesError, which the error table maps to 413. A declared
+// Content-Length over the cap is refused before reading anything.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.cfg.BodyLimit {
+			s.problem(w, r, &http.MaxBytesError{Limit: s.cfg.BodyLimit})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
+		next.ServeHTTP(w, r)
+	})
+}

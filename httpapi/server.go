@@ -1,0 +1,207 @@
+package httpapi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/flexd/flexd/epoch"
+	"github.com/flexd/flexd/solver"
+	"github.com/flexd/flexd/store"
+)
+
+// Store is the history the handlers need; store/memory and
+// store/postgres implement it as they are. Errors are the store package's
+// sentinels: store.ErrNotFound, store.ErrConflict, store.ErrStaleState.
+type Store interface {
+	// SaveEpoch stores rec and advances the cluster's state from
+	// prevStateEpoch (0 for a cluster without state) in one transaction.
+	// A (cluster, epoch) already stored with the same request hash returns
+	// the stored record and replay true.
+	SaveEpoch(ctx context.Context, rec store.Record, prevStateEpoch int64) (stored store.Record, replay bool, err error)
+	// GetEpoch returns one stored epoch, or ErrNotFound.
+	GetEpoch(ctx context.Context, cluster string, epoch int64) (store.Record, error)
+	// ListEpochs returns one page, newest first, and the next page's
+	// cursor (nil on the last page).
+	ListEpochs(ctx context.Context, cluster string, q store.Query) ([]store.Record, *int64, error)
+	// StreamEpochs calls fn for each stored epoch in [from, to], oldest first.
+	StreamEpochs(ctx context.Context, cluster string, from, to *int64, fn func(store.Record) error) error
+	// LatestState returns the cluster's state as last saved (Found false
+	// for a cluster never saved).
+	LatestState(ctx context.Context, cluster string) (store.State, error)
+	// LookupToken returns the token whose hex SHA-256 is hash, or ErrNotFound.
+	LookupToken(ctx context.Context, hash string) (store.Token, error)
+	// HasTokens reports whether any token exists: without one, access
+	// control is off (and cmd/flexd listens on loopback only).
+	HasTokens(ctx context.Context) (bool, error)
+	// Ping checks the store is reachable.
+	Ping(ctx context.Context) error
+}
+
+// MigrationChecker reports whether the schema is current; /readyz is not
+// ready until it is. The postgres Migrator's Applied method fits.
+type MigrationChecker interface {
+	Applied(ctx context.Context) (bool, error)
+}
+
+// DegradedReporter is implemented by stores that spool records locally when
+// the database is away; /readyz says "degraded" while they do.
+type DegradedReporter interface {
+	Degraded() bool
+}
+
+// Config configures a Server. The zero value of every field but Store is a
+// usable default.
+type Config struct {
+	// Store holds history and tokens. Required.
+	Store Store
+	// Migrations, when set, is asked by /readyz whether the schema is
+	// current; nil means the store has no schema (memory).
+	Migrations MigrationChecker
+	// Policies looks a policy up by name for /v1/solve and epochs; nil
+	// means solver.ByName. Tests and the simulator plug fakes in here.
+	Policies func(name string) (solver.Solver, bool)
+	// Limits bound epoch requests (jobs, slots); zero means the solver's.
+	Limits epoch.Limits
+	// Logger receives access logs and internal errors; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the Prometheus collectors and Gatherer serves
+	// them on /metrics; nil means a fresh registry private to the Server
+	// (no package globals, so tests can build many servers).
+	Registerer prometheus.Registerer
+	Gatherer   prometheus.Gatherer
+	// BodyLimit caps a request body in bytes; 0 means 8 MiB.
+	BodyLimit int64
+	// RequestTimeout bounds a request's context (streams excepted); 0 means
+	// 30 seconds.
+	RequestTimeout time.Duration
+	// RateLimit is requests per second allowed per token (or for all
+	// anonymous callers together when auth is off); 0 means 50, negative
+	// disables rate limiting. RateBurst is the bucket size; 0 means
+	// 2*RateLimit rounded up, at least 1.
+	RateLimit float64
+	RateBurst int
+	// RateLimiters bounds the per-token limiters kept in memory; 0 means
+	// 10000. The oldest is dropped past it.
+	RateLimiters int
+	// StaleRetries is how many times an epoch is re-decided when another
+	// replica saved the cluster's state in between; 0 means 3.
+	StaleRetries int
+	// Now is the clock used for latency measurements; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server serves the flexd API. Create it with New; it is an http.Handler.
+type Server struct {
+	cfg      Config
+	log      *slog.Logger
+	store    Store
+	metrics  *metrics
+	gatherer prometheus.Gatherer
+	limiter  *rateLimiter
+	handler  http.Handler
+	// draining is set by StartDrain: new requests answer 503.
+	draining atomic.Bool
+}
+
+// New validates cfg, applies defaults and builds the router.
+func New(cfg Config) (*Server, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("httpapi: Config.Store is required")
+	}
+	if cfg.Policies == nil {
+		cfg.Policies = solver.ByName
+	}
+	if cfg.BodyLimit < 0 || cfg.RequestTimeout < 0 || cfg.RateBurst < 0 || cfg.RateLimiters < 0 || cfg.StaleRetries < 0 {
+		return nil, errors.New("httpapi: negative limits are not allowed (except RateLimit, to disable it)")
+	}
+	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
+	cfg.BodyLimit = cmp.Or(cfg.BodyLimit, DefaultBodyLimit)
+	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, 30*time.Second)
+	cfg.RateLimit = cmp.Or(cfg.RateLimit, 50)
+	cfg.RateLimiters = cmp.Or(cfg.RateLimiters, 10000)
+	cfg.StaleRetries = cmp.Or(cfg.StaleRetries, 3)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Registerer == nil && cfg.Gatherer == nil {
+		reg := prometheus.NewRegistry()
+		cfg.Registerer, cfg.Gatherer = reg, reg
+	} else if cfg.Registerer == nil || cfg.Gatherer == nil {
+		return nil, errors.New("httpapi: set both Config.Registerer and Config.Gatherer, or neither")
+	}
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:      cfg,
+		log:      cfg.Logger,
+		store:    instrumentStore(cfg.Store, m, cfg.Now),
+		metrics:  m,
+		gatherer: cfg.Gatherer,
+	}
+	if cfg.RateLimit > 0 {
+		burst := cmp.Or(cfg.RateBurst, max(1, int(2*cfg.RateLimit+0.999)))
+		s.limiter = newRateLimiter(cfg.RateLimit, burst, cfg.RateLimiters)
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// DefaultBodyLimit is the request body cap when Config.BodyLimit is zero.
+const DefaultBodyLimit = 8 << 20
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// StartDrain marks the server as shutting down: from now on new requests
+// answer 503 and /readyz fails, so load balancers move away while
+// http.Server.Shutdown lets in-flight requests finish.
+func (s *Server) StartDrain() { s.draining.Store(true) }
+
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	// observe sits outside recoverer so a recovered panic is counted and
+	// logged with the 500 it became.
+	r.Use(s.requestID, s.observe, s.recoverer, s.drain)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, r, errNotFound)
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.problem(w, r, &apiError{status: http.StatusMethodNotAllowed, detail: "method " + r.Method + " is not allowed here"})
+	})
+
+	r.Get("/healthz", s.healthz)
+	r.Get("/readyz", s.readyz)
+	r.Method(http.MethodGet, "/metrics", s.promHandler())
+	r.Get("/openapi.yaml", s.openapi)
+	r.Get("/swagger", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/swagger/", http.StatusMovedPermanently)
+	})
+	r.Get("/swagger/*", s.swaggerUI())
+
+	r.Route("/v1", func(r chi.Router) {
+		r.Use(s.authenticate, s.rateLimit)
+		// Streams are exempt from the request timeout: an export may
+		// legitimately outlast it, and the client's disconnect ends it.
+		r.Get("/clusters/{cluster}/epochs.jsonl", s.exportEpochs)
+		r.Group(func(r chi.Router) {
+			r.Use(s.timeout, s.limitBody)
+			r.Post("/solve", s.solve)
+			r.Get("/metrics", s.metricMenu)
+			r.Post("/clusters/{cluster}/epochs", s.postEpoch)
+			r.Get("/clusters/{cluster}/epochs", s.listEpochs)
+			r.Get("/clusters/{cluster}/epochs/{epoch}", s.getEpoch)
+		})
+	})
+	return r
+}

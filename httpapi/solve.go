@@ -1,0 +1,432 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/solver"
+)
+
+// SolveRequest is the body of POST /v1/solve: one phase problem.
+type SolveRequest struct {
+	// Slots is S, the slots to share: >= 1.
+	Slots int `json:"slots" example:"100" validate:"required"`
+	// Now is the start of the epoch, seconds on the caller's clock.
+	Now float64 `json:"now" example:"0"`
+	// Objective is a metric name (GET /v1/metrics); default avg_response_time.
+	Objective string `json:"objective,omitempty" example:"avg_response_time"`
+	// Policy is flex (default), fair, fifo or optimal (J <= 10).
+	Policy string `json:"policy,omitempty" example:"flex" enums:"flex,fair,fifo,optimal"`
+	// FairVariant selects Hadoop's fair share for policy fair: mrv1 (default) or yarn.
+	FairVariant string `json:"fair_variant,omitempty" enums:"mrv1,yarn"`
+	// Explain asks for every candidate order and its value.
+	Explain bool       `json:"explain,omitempty"`
+	Jobs    []SolveJob `json:"jobs" validate:"required"`
+}
+
+// SolveJob is one job of a phase problem.
+type SolveJob struct {
+	ID string `json:"id" example:"j1" validate:"required"`
+	// Min and Max bound the job's slots: min >= 0, max >= 1.
+	Min int `json:"min" example:"2"`
+	Max int `json:"max" example:"100" validate:"required"`
+	// Demand, when > 0, is the remaining demand in slots (pending plus
+	// running tasks); max is clamped to it.
+	Demand int `json:"demand,omitempty" example:"0"`
+	// Work is the remaining work in slot-seconds: > 0 and finite.
+	Work float64 `json:"work" example:"350.5" validate:"required"`
+	// Submitted is the arrival time, seconds on the caller's clock.
+	Submitted float64 `json:"submitted" example:"0"`
+	// Weight is >= 0 and finite; default 1.
+	Weight *float64 `json:"weight,omitempty" example:"0.7"`
+	// Deadline is seconds on the caller's clock; needed by the deadline metrics.
+	Deadline *float64 `json:"deadline,omitempty" example:"12.5"`
+	// TotalWork is the job's whole work, slot-seconds, for stretch; default work.
+	TotalWork float64   `json:"total_work,omitempty" example:"350.5"`
+	SLA       []SLAStep `json:"sla,omitempty"`
+	// Objective overrides the problem's metric for this job (same aggregate).
+	Objective string `json:"objective,omitempty" example:"tardy_jobs"`
+}
+
+// SLAStep is one SLA step: completing after deadline costs penalty.
+type SLAStep struct {
+	Deadline float64 `json:"deadline" example:"5" validate:"required"`
+	Penalty  float64 `json:"penalty" example:"0.2" validate:"required"`
+}
+
+// SolveResponse is the answer to POST /v1/solve, and each phase of an
+// epoch decision.
+type SolveResponse struct {
+	Policy    string         `json:"policy" example:"flex" validate:"required"`
+	Objective ObjectiveValue `json:"objective" validate:"required"`
+	// Allocations are the first interval, in request order.
+	Allocations []Allocation `json:"allocations" validate:"required"`
+	Plan        Plan         `json:"plan" validate:"required"`
+	Ordering    Ordering     `json:"ordering" validate:"required"`
+	// NormalizedMinima is true when the minima exceeded the slots and were scaled down.
+	NormalizedMinima bool `json:"normalized_minima" validate:"required"`
+	// Explain appears only when asked for.
+	Explain *Explain `json:"explain,omitempty"`
+	// SolveMicros is the solver's wall time in microseconds.
+	SolveMicros int64 `json:"solve_micros" example:"180" validate:"required"`
+}
+
+// ObjectiveValue is the objective recomputed from the plan.
+type ObjectiveValue struct {
+	Metric    string  `json:"metric" example:"avg_response_time" validate:"required"`
+	Aggregate string  `json:"aggregate" example:"sum" enums:"sum,max" validate:"required"`
+	Value     float64 `json:"value" example:"812.4" validate:"required"`
+	// Mean is value / J for sums and value for max.
+	Mean float64 `json:"mean" example:"81.24" validate:"required"`
+}
+
+// Allocation is one job's slots now and why.
+type Allocation struct {
+	ID     string `json:"id" example:"j1" validate:"required"`
+	Slots  int    `json:"slots" example:"12" validate:"required"`
+	Reason string `json:"reason" example:"priority" enums:"min,max,priority,partial,demand,normalized" validate:"required"`
+}
+
+// Plan is the malleable schedule: every interval and each job's projected
+// completion time.
+type Plan struct {
+	// Encoding is "dense" (each interval's slots lists every job holding
+	// slots) or "delta" (each interval's slots lists only the jobs whose
+	// count changed, 0 meaning released), chosen when a dense plan would be
+	// too large (more than MaxDensePlanEntries entries).
+	Encoding    string             `json:"encoding" example:"dense" enums:"dense,delta" validate:"required"`
+	Intervals   []Interval         `json:"intervals" validate:"required"`
+	Completions map[string]float64 `json:"completions" validate:"required"`
+}
+
+// Interval is one piece of a plan: from start to end (seconds) the jobs
+// hold these slots.
+type Interval struct {
+	Start float64        `json:"start" example:"0" validate:"required"`
+	End   float64        `json:"end" example:"3.2" validate:"required"`
+	Slots map[string]int `json:"slots" validate:"required"`
+}
+
+// Ordering is the priority order that won.
+type Ordering struct {
+	Scheme string   `json:"scheme" example:"generic_rap" validate:"required"`
+	Jobs   []string `json:"jobs" validate:"required"`
+}
+
+// Explain lists what the solver tried.
+type Explain struct {
+	Candidates []Candidate `json:"candidates" validate:"required"`
+	// FairShares is Hadoop's fair share per job, for policy fair.
+	FairShares map[string]float64 `json:"fair_shares,omitempty"`
+}
+
+// Candidate is one order tried and its objective value.
+type Candidate struct {
+	Scheme string  `json:"scheme" example:"srpt" validate:"required"`
+	Value  float64 `json:"value" example:"815" validate:"required"`
+}
+
+// MaxDensePlanEntries is the most (interval, job) entries a dense plan may
+// hold before the response switches to delta encoding: a dense plan of J
+// jobs can hold O(J^2) entries.
+const MaxDensePlanEntries = 1_000_000
+
+// SolveOptions are the request's choices that are not part of the problem.
+type SolveOptions struct {
+	// Policy is the policy's registry name (default flex).
+	Policy string
+}
+
+// DecodeSolveRequest decodes and converts a /v1/solve body. Errors are
+// caller errors for a 4xx (use ErrorStatus and ProblemFor to render them).
+func DecodeSolveRequest(body []byte) (solver.Problem, SolveOptions, error) {
+	var req SolveRequest
+	if err := decodeStrict(body, &req); err != nil {
+		return solver.Problem{}, SolveOptions{}, err
+	}
+	return req.Problem()
+}
+
+// Problem converts the wire request to the solver's problem, checking the
+// names the solver would otherwise fail on (policy, fair_variant).
+func (req *SolveRequest) Problem() (solver.Problem, SolveOptions, error) {
+	opts := SolveOptions{Policy: req.Policy}
+	if opts.Policy == "" {
+		opts.Policy = "flex"
+	}
+	var fields []solver.FieldError
+	if _, ok := solver.ByName(opts.Policy); !ok {
+		fields = append(fields, solver.FieldError{Field: "policy", Message: fmt.Sprintf("unknown policy %q; one of %v", req.Policy, solver.Names())})
+	}
+	switch req.FairVariant {
+	case "", "mrv1", "yarn":
+	default:
+		fields = append(fields, solver.FieldError{Field: "fair_variant", Message: fmt.Sprintf("unknown fair variant %q; mrv1 or yarn", req.FairVariant)})
+	}
+	p := solver.Problem{
+		Slots:   req.Slots,
+		Now:     req.Now,
+		Metric:  penalty.Metric(req.Objective),
+		Jobs:    make([]solver.Job, len(req.Jobs)),
+		Options: solver.Options{Explain: req.Explain, FairVariant: req.FairVariant},
+	}
+	for i, j := range req.Jobs {
+		p.Jobs[i] = j.job()
+	}
+	if err := solver.Validate(p); err != nil {
+		var ve *solver.ValidationError
+		if !errors.As(err, &ve) {
+			return p, opts, fmt.Errorf("validating problem: %w", err)
+		}
+		fields = append(fields, ve.Problems...)
+	}
+	if len(fields) > 0 {
+		return p, opts, &solver.ValidationError{Problems: fields}
+	}
+	return p, opts, nil
+}
+
+func (j *SolveJob) job() solver.Job {
+	out := solver.Job{
+		ID: j.ID, Min: j.Min, Max: j.Max, Demand: j.Demand,
+		Work: j.Work, Submitted: j.Submitted, TotalWork: j.TotalWork,
+		Weight: 1,
+		Metric: penalty.Metric(j.Objective),
+	}
+	if j.Weight != nil {
+		out.Weight = *j.Weight
+	}
+	if j.Deadline != nil {
+		out.Deadline, out.HasDeadline = *j.Deadline, true
+	}
+	if len(j.SLA) > 0 {
+		out.SLA = make([]penalty.Step, len(j.SLA))
+		for k, s := range j.SLA {
+			out.SLA[k] = penalty.Step{Deadline: s.Deadline, Penalty: s.Penalty}
+		}
+	}
+	return out
+}
+
+// Solve runs the named policy on p and converts its result, timing the
+// solve. It is what POST /v1/solve and `flexd solve` both call.
+func Solve(p solver.Problem, opts SolveOptions) (SolveResponse, error) {
+	return solveWith(solver.ByName, p, opts)
+}
+
+// solveWith is Solve with the policy registry given (Config.Policies).
+func solveWith(lookup func(string) (solver.Solver, bool), p solver.Problem, opts SolveOptions) (SolveResponse, error) {
+	pol, ok := lookup(opts.Policy)
+	if !ok {
+		return SolveResponse{}, &solver.ValidationError{Problems: []solver.FieldError{{Field: "policy", Message: fmt.Sprintf("unknown policy %q", opts.Policy)}}}
+	}
+	start := time.Now()
+	res, err := pol.Solve(p)
+	elapsed := time.Since(start)
+	if err != nil {
+		return SolveResponse{}, fmt.Errorf("policy %s: %w", pol.Name(), err)
+	}
+	resp := NewSolveResponse(res, p.Options.Explain, elapsed)
+	if err := checkFinite(&resp); err != nil {
+		return SolveResponse{}, err
+	}
+	return resp, nil
+}
+
+// NewSolveResponse converts a solver result to the wire form. A result's
+// allocations are in its problem's job order, so they name the jobs its
+// plan and order index. explain says whether the caller asked for the
+// candidates; elapsed is the solve's wall time.
+func NewSolveResponse(res solver.Result, explain bool, elapsed time.Duration) SolveResponse {
+	ids := make([]string, len(res.Allocations))
+	for i, a := range res.Allocations {
+		ids[i] = a.ID
+	}
+	resp := SolveResponse{
+		Policy: res.Policy,
+		Objective: ObjectiveValue{
+			Metric: string(res.Metric), Aggregate: string(res.Aggregate),
+			Value: res.Value, Mean: res.Mean,
+		},
+		Allocations:      make([]Allocation, len(res.Allocations)),
+		NormalizedMinima: res.NormalizedMinima,
+		Ordering:         Ordering{Scheme: res.Scheme, Jobs: make([]string, 0, len(res.Order))},
+		SolveMicros:      elapsed.Microseconds(),
+		Plan:             newPlan(res.Plan, ids),
+	}
+	for i, a := range res.Allocations {
+		resp.Allocations[i] = Allocation{ID: a.ID, Slots: a.Slots, Reason: string(a.Reason)}
+	}
+	for _, k := range res.Order {
+		if k >= 0 && k < len(ids) {
+			resp.Ordering.Jobs = append(resp.Ordering.Jobs, ids[k])
+		}
+	}
+	if explain {
+		ex := &Explain{Candidates: make([]Candidate, len(res.Candidates))}
+		for i, c := range res.Candidates {
+			ex.Candidates[i] = Candidate{Scheme: c.Scheme, Value: c.Value}
+		}
+		if len(res.FairShares) > 0 {
+			ex.FairShares = make(map[string]float64, len(res.FairShares))
+			for i, f := range res.FairShares {
+				if i < len(ids) {
+					ex.FairShares[ids[i]] = f
+				}
+			}
+		}
+		resp.Explain = ex
+	}
+	return resp
+}
+
+// newPlan writes a delta-encoded solver plan densely when that stays under
+// MaxDensePlanEntries, and as deltas otherwise.
+func newPlan(pl solver.Plan, ids []string) Plan {
+	out := Plan{Encoding: "dense", Intervals: make([]Interval, len(pl.Intervals)), Completions: make(map[string]float64, len(pl.Completions))}
+	for i, c := range pl.Completions {
+		if i < len(ids) {
+			out.Completions[ids[i]] = c
+		}
+	}
+	dense := 0
+	pl.Each(func(k int, start, end float64, slots []int) {
+		for _, s := range slots {
+			if s != 0 {
+				dense++
+			}
+		}
+	})
+	if dense > MaxDensePlanEntries {
+		out.Encoding = "delta"
+		for k, iv := range pl.Intervals {
+			m := make(map[string]int, len(iv.Changes))
+			for _, c := range iv.Changes {
+				if c.Job >= 0 && c.Job < len(ids) {
+					m[ids[c.Job]] = c.Slots
+				}
+			}
+			out.Intervals[k] = Interval{Start: iv.Start, End: iv.End, Slots: m}
+		}
+		return out
+	}
+	pl.Each(func(k int, start, end float64, slots []int) {
+		m := make(map[string]int)
+		for i, s := range slots {
+			if s != 0 && i < len(ids) {
+				m[ids[i]] = s
+			}
+		}
+		out.Intervals[k] = Interval{Start: start, End: end, Slots: m}
+	})
+	return out
+}
+
+// checkFinite rejects results JSON cannot carry. Inputs are finite, but
+// huge ones (work near 1e308) can overflow a sum to +Inf; that is the
+// request's doing, so it answers 422 rather than failing to encode.
+func checkFinite(r *SolveResponse) error {
+	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
+	field := ""
+	switch {
+	case bad(r.Objective.Value) || bad(r.Objective.Mean):
+		field = "objective"
+	default:
+		for _, iv := range r.Plan.Intervals {
+			if bad(iv.Start) || bad(iv.End) {
+				field = "jobs"
+				break
+			}
+		}
+		for _, c := range r.Plan.Completions {
+			if bad(c) {
+				field = "jobs"
+			}
+		}
+		if r.Explain != nil {
+			for _, c := range r.Explain.Candidates {
+				if bad(c.Value) {
+					field = "objective"
+				}
+			}
+			for _, f := range r.Explain.FairShares {
+				if bad(f) {
+					field = "jobs"
+				}
+			}
+		}
+	}
+	if field == "" {
+		return nil
+	}
+	return &solver.ValidationError{Problems: []solver.FieldError{{
+		Field:   field,
+		Message: "the numbers overflow float64 (the result is infinite); scale work, times or weights down",
+	}}}
+}
+
+// ErrorStatus returns the HTTP status an error from DecodeSolveRequest or
+// Solve maps to, so `flexd solve` can tell caller errors (4xx) from bugs.
+func ErrorStatus(err error) int { return toAPIError(err).status }
+
+// ProblemFor renders err as the problem+json body the server would send
+// (without instance and request id).
+func ProblemFor(err error) Problem {
+	ae := toAPIError(err)
+	detail := ae.detail
+	return Problem{Type: "about:blank", Title: http.StatusText(ae.status), Status: ae.status, Detail: detail, Errors: ae.fields}
+}
+
+// SolveJSON answers one /v1/solve body exactly as the server would: the
+// status and the value to encode (a SolveResponse or a Problem).
+func SolveJSON(body []byte) (status int, resp any) {
+	p, opts, err := DecodeSolveRequest(body)
+	if err == nil {
+		var out SolveResponse
+		if out, err = Solve(p, opts); err == nil {
+			return http.StatusOK, out
+		}
+	}
+	return ErrorStatus(err), ProblemFor(err)
+}
+
+// solve godoc
+//
+//	@Summary		Solve one phase problem (stateless)
+//	@Description	Splits slots among jobs with the chosen policy and returns the allocation now, the whole plan and the objective recomputed from it.
+//	@Tags			solve
+//	@Accept			json
+//	@Produce		json
+//	@Param			request	body		SolveRequest	true	"the phase problem"
+//	@Success		200		{object}	SolveResponse
+//	@Failure		400		{object}	Problem	"malformed JSON, unknown field or wrong type"
+//	@Failure		401		{object}	Problem
+//	@Failure		413		{object}	Problem	"body over the limit"
+//	@Failure		422		{object}	Problem	"a rule is broken; every problem listed"
+//	@Failure		429		{object}	Problem
+//	@Failure		503		{object}	Problem
+//	@Security		BearerAuth
+//	@Router			/v1/solve [post]
+func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	p, opts, err := DecodeSolveRequest(body)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	resp, err := solveWith(s.cfg.Policies, p, opts)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	s.metrics.solveSeconds.WithLabelValues(resp.Policy, "solve").Observe(float64(resp.SolveMicros) / 1e6)
+	s.writeJSON(w, r, http.StatusOK, "application/json", resp)
+}
