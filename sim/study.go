@@ -91,7 +91,7 @@ func (c StudyConfig) withDefaults() StudyConfig {
 	}
 	c.Workers = cmp.Or(c.Workers, runtime.GOMAXPROCS(0))
 	if c.Oracle == nil {
-		c.Oracle = PerMetricOptimal
+		c.Oracle = solver.Exhaustive
 	}
 	if c.byName == nil {
 		c.byName = solver.ByName
@@ -216,6 +216,32 @@ func solveInstance(cfg StudyConfig, p solver.Problem) outcome {
 	for y, name := range cfg.Policies {
 		s, _ := cfg.byName(name)
 		o.val[y] = make([]float64, len(cfg.Metrics))
+		if name == "fair" || name == "fifo" {
+			// FAIR and FIFO ignore the metric: one plan serves every metric.
+			// FAIR shares the slack equally, as HFS does with every job in
+			// one pool at its default weight 1 (FLEX 4.1's setup); the
+			// generated weights weight the penalties only.
+			q := p
+			q.Metric = cfg.Metrics[0]
+			if name == "fair" {
+				q.Jobs = append([]solver.Job(nil), p.Jobs...)
+				for k := range q.Jobs {
+					q.Jobs[k].Weight = 1
+				}
+			}
+			r, err := s.Solve(q)
+			if err != nil {
+				return outcome{err: fmt.Errorf("policy %s: %w", name, err)}
+			}
+			for x, m := range cfg.Metrics {
+				q := p
+				q.Metric = m
+				if o.val[y][x], err = solver.Objective(q, r.Plan.Completions); err != nil {
+					return outcome{err: fmt.Errorf("policy %s, metric %s: %w", name, m, err)}
+				}
+			}
+			continue
+		}
 		for x, m := range cfg.Metrics {
 			q := p
 			q.Metric = m

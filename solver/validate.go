@@ -393,3 +393,22 @@ func (in *instance) result(policy, scheme string, plan Plan, order []int, orderB
 	}
 	return out
 }
+
+// Objective evaluates p's objective for completion times given in p's job
+// order, with the same definitions every policy reports (package penalty).
+// It lets a caller score one plan under several metrics: FAIR's and FIFO's
+// plans do not depend on the metric.
+func Objective(p Problem, completions []float64) (float64, error) {
+	in, err := newInstance(p)
+	if err != nil {
+		return 0, err
+	}
+	if len(completions) != len(p.Jobs) {
+		return 0, fmt.Errorf("objective: %d completion times for %d jobs", len(completions), len(p.Jobs))
+	}
+	canon := make([]float64, len(completions))
+	for k, i := range in.orig {
+		canon[k] = completions[i]
+	}
+	return in.cost(canon), nil
+}
