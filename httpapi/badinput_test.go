@@ -139,6 +139,9 @@ func FuzzEpochDecode(f *testing.F) {
 		`{"jobs": [{"id": "a", "sla": [{"deadline": 1, "penalty": 2}, {"deadline": 1, "penalty": 1}]}]}`,
 		`{"epoch": 1, "slots": {"map": 3}, "objective": "max_stretch", "jobs": [{"id": "a", "map": {"max": 2, "work": 5, "total_work": 0}}]}`,
 		`[`, `null`, `"x"`, `{"ratio": {"mode": "pd_dhsa"}, "omo": {"lazy_start": true}}`,
+		dhsa(`"ratio": {"mode": "pd_dhsa", "pools": [{"name": "a"}, {"name": "b", "weight": 2}], "reduce_slot_weight": 3}`),
+		dhsa(`"ratio": {"mode": "pi_dhsa", "borrow_map": 0.5, "borrow_reduce": 0}`),
+		omoEpoch(1, 4), strings.Replace(omoEpoch(1, 4), `"mode": "fresh"`, `"mode": "pd_dhsa", "tau1": 0.1`, 1),
 	} {
 		f.Add([]byte(seed))
 	}

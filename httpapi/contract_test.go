@@ -22,22 +22,7 @@ import (
 // included, against the committed api/openapi.yaml: status documented,
 // content type listed, body matching the schema, headers present.
 func TestContract(t *testing.T) {
-	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(api.Spec)
-	if err != nil {
-		t.Fatalf("loading api/openapi.yaml: %v", err)
-	}
-	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("api/openapi.yaml is invalid: %v", err)
-	}
-	router, err := legacy.NewRouter(doc)
-	if err != nil {
-		t.Fatalf("router: %v", err)
-	}
-	// The export is JSON Lines, which kin-openapi has no decoder for; its
-	// schema is a string, so read it as one.
-	openapi3filter.RegisterBodyDecoder("application/jsonl", openapi3filter.FileBodyDecoder)
-
+	router := specRouter(t)
 	e := newEnv(t, nil)
 	// Seed history, then add tokens so 401 and 404 paths exist.
 	e.post("/v1/clusters/c1/epochs", "", epochBody)
@@ -66,6 +51,14 @@ func TestContract(t *testing.T) {
 		{"history get 404", "GET", "/v1/clusters/c1/epochs/77", c1, "", 404},
 		{"export", "GET", "/v1/clusters/c1/epochs.jsonl", c1, "", 200},
 		{"metric menu", "GET", "/v1/metrics", c1, "", 200},
+		{"epoch pi_dhsa", "POST", "/v1/clusters/c1/epochs", c1, withRatio(epochN("5"), `"ratio": {"mode": "pi_dhsa"}`), 200},
+		{"epoch pd_dhsa", "POST", "/v1/clusters/c1/epochs", c1, withRatio(epochN("6"), `"ratio": {"mode": "pd_dhsa"}`), 200},
+		{"epoch fresh omo", "POST", "/v1/clusters/c1/epochs", c1, withRatio(epochN("7"), `"ratio": {"mode": "fresh"}, "omo": {"lazy_start": true, "batch_finish": true, "bandwidth": 1e8}`), 200},
+		{"epoch omo 422", "POST", "/v1/clusters/c1/epochs", c1, withRatio(epochN("8"), `"omo": {"batch_finish": true}`), 422},
+		{"plan slot-config", "POST", "/v1/plan/slot-config", c1, planBody, 200},
+		{"plan slot-config 400", "POST", "/v1/plan/slot-config", c1, `{"slots": "ten"}`, 400},
+		{"plan slot-config 401", "POST", "/v1/plan/slot-config", "", planBody, 401},
+		{"plan slot-config 422", "POST", "/v1/plan/slot-config", c1, `{"slots": 1, "k": 0, "jobs": []}`, 422},
 		{"healthz", "GET", "/healthz", "", "", 200},
 		{"readyz", "GET", "/readyz", "", "", 200},
 		{"openapi", "GET", "/openapi.yaml", "", "", 200},
@@ -88,14 +81,43 @@ func TestContract(t *testing.T) {
 			if rec.Code != c.status {
 				t.Fatalf("status %d, want %d; body %.300s", rec.Code, c.status, rec.Body.Bytes())
 			}
-			// Route on a fresh request: the server consumed the body.
-			route, params, err := router.FindRoute(httptest.NewRequest(c.method, c.path, nil))
-			if err != nil {
-				t.Fatalf("no route in the spec for %s %s: %v", c.method, c.path, err)
-			}
-			validate(t, route, params, req, rec)
+			checkContract(t, router, req, rec)
 		})
 	}
+}
+
+// specRouter loads and validates the committed api/openapi.yaml and
+// returns a router over it for checkContract.
+func specRouter(t *testing.T) routers.Router {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatalf("loading api/openapi.yaml: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("api/openapi.yaml is invalid: %v", err)
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatalf("router: %v", err)
+	}
+	// The export is JSON Lines, which kin-openapi has no decoder for; its
+	// schema is a string, so read it as one.
+	openapi3filter.RegisterBodyDecoder("application/jsonl", openapi3filter.FileBodyDecoder)
+	return router
+}
+
+// checkContract validates the recorded answer to req against the spec:
+// status documented, content type listed, body matching the schema,
+// headers present.
+func checkContract(t *testing.T, router routers.Router, req *http.Request, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	// Route on a fresh request: the server consumed the body.
+	route, params, err := router.FindRoute(httptest.NewRequest(req.Method, req.URL.String(), nil))
+	if err != nil {
+		t.Fatalf("no route in the spec for %s %s: %v", req.Method, req.URL, err)
+	}
+	validate(t, route, params, req, rec)
 }
 
 func validate(t *testing.T, route *routers.Route, params map[string]string, req *http.Request, rec *httptest.ResponseRecorder) {

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -63,21 +65,39 @@ type PhaseSlots struct {
 
 // RatioConfig chooses how slots are split between phases (algorithms.md 7).
 type RatioConfig struct {
-	Mode         string   `json:"mode,omitempty" example:"static" enums:"static,pi_dhsa,pd_dhsa,fresh"`
+	// Mode is static (default: the slots as given), pi_dhsa, pd_dhsa or fresh.
+	Mode string `json:"mode,omitempty" example:"static" enums:"static,pi_dhsa,pd_dhsa,fresh"`
+	// BorrowMap and BorrowReduce are DynamicMR's borrowing percentages in
+	// [0, 1]; absent means 1 (null and absence alike: 0 means "never lend").
 	BorrowMap    *float64 `json:"borrow_map,omitempty" example:"1"`
 	BorrowReduce *float64 `json:"borrow_reduce,omitempty" example:"1"`
-	// Tau1 and Tau2 are FRESH's switching thresholds in [0, 1] (defaults 0.8 and 0.6).
+	// Tau1 and Tau2 are FRESH's switching thresholds in (0, 1] (defaults 0.8 and 0.6).
 	Tau1 *float64 `json:"tau1,omitempty" example:"0.8"`
 	Tau2 *float64 `json:"tau2,omitempty" example:"0.6"`
+	// ReduceSlotWeight is what one reduce slot costs in map slots when
+	// DHSA moves slots between phases (> 0; absent or 0 means 1).
+	ReduceSlotWeight float64 `json:"reduce_slot_weight,omitempty" example:"1"`
+	// Pools declares pd_dhsa's pools and weights. Absent means every pool a
+	// job names exists with weight 1; present, every job's pool must be in it.
+	Pools []PoolConfig `json:"pools,omitempty"`
 }
 
-// OMOConfig switches OMO's lazy start and batch finish on.
+// PoolConfig declares one pd_dhsa pool.
+type PoolConfig struct {
+	// Name is the pool's id, unique and non-empty; jobs[].pool refers to it.
+	Name string `json:"name" example:"default" validate:"required"`
+	// Weight is the pool's weight in max-min sharing (>= 0; absent or 0 means 1).
+	Weight float64 `json:"weight,omitempty" example:"1"`
+}
+
+// OMOConfig switches OMO's lazy start and batch finish on. OMO needs
+// fungible slots: ratio.mode pi_dhsa, pd_dhsa or fresh.
 type OMOConfig struct {
 	LazyStart   bool `json:"lazy_start" example:"false"`
 	BatchFinish bool `json:"batch_finish" example:"false"`
-	// Bandwidth is the shuffle bandwidth, bytes per second.
+	// Bandwidth is the shuffle bandwidth, bytes per second (> 0 with lazy_start).
 	Bandwidth float64 `json:"bandwidth,omitempty" example:"125000000"`
-	// EMAAlpha is the moving averages' smoothing factor in (0, 1].
+	// EMAAlpha is the moving averages' smoothing factor in [0, 1]; absent or 0 means 0.3.
 	EMAAlpha float64 `json:"ema_alpha,omitempty" example:"0.3"`
 }
 
@@ -124,12 +144,19 @@ type EpochResponse struct {
 	DecisionID string      `json:"decision_id" example:"0193a1b2-7c3d-7e4f-8a9b-0c1d2e3f4a5b" validate:"required"`
 	Budgets    Budgets     `json:"budgets" validate:"required"`
 	Phases     EpochPhases `json:"phases" validate:"required"`
+	// PoolPhases holds, in pd_dhsa only, each pool's own phase solves on
+	// the pool's budget, keyed by pool name; phases then is their merged
+	// view (ordering scheme per_pool when more than one pool has jobs).
+	PoolPhases map[string]EpochPhases `json:"pool_phases,omitempty"`
 	// OMO appears when OMO is on.
 	OMO         *OMODecision      `json:"omo,omitempty"`
 	Allocations []EpochAllocation `json:"allocations" validate:"required"`
 	// Fairness is Jain's index over the jobs' resource rates (FRESH Eq.
 	// 3.1), present when jobs report consumed_slot_seconds.
 	Fairness *float64 `json:"fairness,omitempty" example:"0.93"`
+	// Why explains the ratio stage's decision step by step, for people;
+	// its wording is not part of the API.
+	Why []string `json:"why" validate:"required"`
 }
 
 // EpochPhases holds each phase's solve, the same shape as /v1/solve's
@@ -141,11 +168,16 @@ type EpochPhases struct {
 
 // Budgets are the slots each phase (and pool) gets this epoch.
 type Budgets struct {
-	Mode     string                `json:"mode" example:"pi_dhsa" validate:"required"`
-	Map      int                   `json:"map" example:"110" validate:"required"`
-	Reduce   int                   `json:"reduce" example:"40" validate:"required"`
-	Borrowed Borrowed              `json:"borrowed" validate:"required"`
-	Pools    map[string]PhaseSlots `json:"pools" validate:"required"`
+	Mode     string   `json:"mode" example:"pi_dhsa" enums:"static,pi_dhsa,pd_dhsa,fresh" validate:"required"`
+	Map      int      `json:"map" example:"110" validate:"required"`
+	Reduce   int      `json:"reduce" example:"40" validate:"required"`
+	Borrowed Borrowed `json:"borrowed" validate:"required"`
+	// Pools holds each pool's budget per phase, by pool name (pd_dhsa);
+	// {} in the other modes.
+	Pools map[string]PhaseSlots `json:"pools" validate:"required"`
+	// Theta is FRESH's map share of all slots behind the split; 0 in the
+	// other modes.
+	Theta float64 `json:"theta" example:"0.6" validate:"required"`
 }
 
 // Borrowed counts slots lent between phases.
@@ -167,10 +199,12 @@ type EpochAllocation struct {
 	ID     string `json:"id" example:"job_1" validate:"required"`
 	Map    int    `json:"map" example:"12" validate:"required"`
 	Reduce int    `json:"reduce" example:"0" validate:"required"`
-	// MapReason and ReduceReason are /v1/solve's reasons, or none for a
-	// phase the job takes no part in.
-	MapReason    string `json:"map_reason" example:"priority" enums:"min,max,priority,partial,demand,normalized,none" validate:"required"`
-	ReduceReason string `json:"reduce_reason" example:"none" enums:"min,max,priority,partial,demand,normalized,none" validate:"required"`
+	// MapReason and ReduceReason are /v1/solve's reasons, or: none for a
+	// phase the job takes no part in, held for a reduce phase OMO's lazy
+	// start holds back, no_budget for a phase (or pd_dhsa pool phase) whose
+	// budget this epoch is 0 slots.
+	MapReason    string `json:"map_reason" example:"priority" enums:"min,max,priority,partial,demand,normalized,none,held,no_budget" validate:"required"`
+	ReduceReason string `json:"reduce_reason" example:"none" enums:"min,max,priority,partial,demand,normalized,none,held,no_budget" validate:"required"`
 }
 
 // StoredEpoch is one stored epoch as history returns it.
@@ -367,9 +401,8 @@ func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch
 // decide runs the epoch pipeline with every phase's solve timed, and
 // converts the decision to the wire form (without its decision id).
 func (s *Server) decide(cluster string, req epoch.Request, prev epoch.ClusterState) (*EpochResponse, epoch.ClusterState, error) {
-	// Decide solves the map phase, then the reduce phase, one after the
-	// other, so the timings arrive in that order; only the phases with jobs
-	// call a policy.
+	// Decide calls the policies one after the other, so the timings arrive
+	// in call order; attributeTimes tells which phase each one solved.
 	var timings []time.Duration
 	d := epoch.Decider{Lookup: func(name string) (solver.Solver, bool) {
 		pol, ok := s.cfg.Policies(name)
@@ -382,21 +415,65 @@ func (s *Server) decide(cluster string, req epoch.Request, prev epoch.ClusterSta
 	if err != nil {
 		return nil, prev, fmt.Errorf("deciding epoch %d of %s: %w", req.Epoch, cluster, err)
 	}
-	mapTime, reduceTime := time.Duration(0), time.Duration(0)
-	if dec.Phases.Map != nil && len(dec.Phases.Map.Allocations) > 0 && len(timings) > 0 {
-		mapTime, timings = timings[0], timings[1:]
+	resp := NewEpochResponse(cluster, dec, attributeTimes(dec, timings))
+	phases := []*SolveResponse{&resp.Phases.Map, &resp.Phases.Reduce}
+	for _, ph := range resp.PoolPhases {
+		phases = append(phases, &ph.Map, &ph.Reduce)
 	}
-	if dec.Phases.Reduce != nil && len(dec.Phases.Reduce.Allocations) > 0 && len(timings) > 0 {
-		reduceTime = timings[0]
-	}
-	resp := NewEpochResponse(cluster, dec, mapTime, reduceTime)
-	if err := checkFinite(&resp.Phases.Map); err != nil {
-		return nil, prev, err
-	}
-	if err := checkFinite(&resp.Phases.Reduce); err != nil {
-		return nil, prev, err
+	for _, ph := range phases {
+		if err := checkFinite(ph); err != nil {
+			return nil, prev, err
+		}
 	}
 	return resp, next, nil
+}
+
+// attributeTimes assigns the policy calls' wall times, in call order, to
+// the phases they solved. Decide calls a policy exactly for a phase (in
+// pd_dhsa a pool's phase, pools by name, map before reduce) that has jobs
+// and a budget of at least one slot, so the same walk over the decision
+// finds the calls. Should the counts ever disagree, no time is reported
+// rather than a wrong one.
+func attributeTimes(dec epoch.Decision, timings []time.Duration) SolveTimes {
+	called := func(res *solver.Result, budget int) bool {
+		return res != nil && len(res.Allocations) > 0 && budget > 0
+	}
+	var out SolveTimes
+	next := 0
+	take := func() time.Duration {
+		next++
+		if next <= len(timings) {
+			return timings[next-1]
+		}
+		return 0
+	}
+	if dec.PoolPhases != nil {
+		out.Pools = make(map[string]PoolTimes, len(dec.PoolPhases))
+		for _, name := range slices.Sorted(maps.Keys(dec.PoolPhases)) {
+			ph, pb := dec.PoolPhases[name], dec.Budgets.Pools[name]
+			var pt PoolTimes
+			if called(ph.Map, pb.Map) {
+				pt.Map = take()
+				out.Map += pt.Map
+			}
+			if called(ph.Reduce, pb.Reduce) {
+				pt.Reduce = take()
+				out.Reduce += pt.Reduce
+			}
+			out.Pools[name] = pt
+		}
+	} else {
+		if called(dec.Phases.Map, dec.Budgets.Map) {
+			out.Map = take()
+		}
+		if called(dec.Phases.Reduce, dec.Budgets.Reduce) {
+			out.Reduce = take()
+		}
+	}
+	if next != len(timings) {
+		return SolveTimes{}
+	}
+	return out
 }
 
 // timedSolver measures a policy's wall time; the clock stays at the edge,

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/flexd/flexd/epoch"
@@ -29,9 +27,18 @@ func (w *EpochRequest) Domain() epoch.Request {
 		req.PhasePolicy = epoch.PhasePolicy{Map: w.PhasePolicy.Map, Reduce: w.PhasePolicy.Reduce}
 	}
 	if w.Ratio != nil {
+		// Absent borrowing percentages and thresholds stay nil: epoch
+		// applies its defaults (1, 0.8, 0.6) to nil, not to 0.
 		req.Ratio = epoch.Ratio{
 			Mode: w.Ratio.Mode, BorrowMap: w.Ratio.BorrowMap, BorrowReduce: w.Ratio.BorrowReduce,
 			Tau1: w.Ratio.Tau1, Tau2: w.Ratio.Tau2,
+			ReduceSlotWeight: w.Ratio.ReduceSlotWeight,
+		}
+		if len(w.Ratio.Pools) > 0 {
+			req.Ratio.Pools = make([]epoch.Pool, len(w.Ratio.Pools))
+			for i, p := range w.Ratio.Pools {
+				req.Ratio.Pools[i] = epoch.Pool{Name: p.Name, Weight: p.Weight}
+			}
 		}
 	}
 	if w.OMO != nil {
@@ -77,9 +84,24 @@ func (p *PhaseState) domain() *epoch.Phase {
 	return out
 }
 
-// NewEpochResponse converts a decision to the wire form; mapTime and
-// reduceTime are the phases' solve times. The decision id is the caller's.
-func NewEpochResponse(cluster string, dec epoch.Decision, mapTime, reduceTime time.Duration) *EpochResponse {
+// SolveTimes are the wall times of an epoch's policy calls, reported as
+// each phase's solve_micros.
+type SolveTimes struct {
+	// Map and Reduce are the phases' times; in pd_dhsa, the sums of the
+	// pools' times.
+	Map, Reduce time.Duration
+	// Pools holds each pool's phase times (pd_dhsa), by pool name.
+	Pools map[string]PoolTimes
+}
+
+// PoolTimes are one pd_dhsa pool's phase times.
+type PoolTimes struct {
+	Map, Reduce time.Duration
+}
+
+// NewEpochResponse converts a decision to the wire form with the solve
+// times measured while deciding it. The decision id is the caller's.
+func NewEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *EpochResponse {
 	resp := &EpochResponse{
 		Cluster: cluster,
 		Epoch:   dec.Epoch,
@@ -87,17 +109,23 @@ func NewEpochResponse(cluster string, dec epoch.Decision, mapTime, reduceTime ti
 			Mode: dec.Budgets.Mode, Map: dec.Budgets.Map, Reduce: dec.Budgets.Reduce,
 			Borrowed: Borrowed{ReduceToMap: dec.Budgets.Borrowed.ReduceToMap, MapToReduce: dec.Budgets.Borrowed.MapToReduce},
 			Pools:    make(map[string]PhaseSlots, len(dec.Budgets.Pools)),
+			Theta:    dec.Budgets.Theta,
 		},
-		Phases: EpochPhases{
-			Map:    phaseResponse(dec.Phases.Map, mapTime),
-			Reduce: phaseResponse(dec.Phases.Reduce, reduceTime),
-		},
+		Phases:      epochPhases(dec.Phases, times.Map, times.Reduce),
 		Allocations: make([]EpochAllocation, len(dec.Allocations)),
 		Fairness:    dec.Fairness,
+		// Always a list, so a client can print it without a nil check.
+		Why: append([]string{}, dec.Why...),
 	}
-	for _, name := range slices.Sorted(maps.Keys(dec.Budgets.Pools)) {
-		pb := dec.Budgets.Pools[name]
+	for name, pb := range dec.Budgets.Pools {
 		resp.Budgets.Pools[name] = PhaseSlots{Map: pb.Map, Reduce: pb.Reduce}
+	}
+	if dec.PoolPhases != nil {
+		resp.PoolPhases = make(map[string]EpochPhases, len(dec.PoolPhases))
+		for name, ph := range dec.PoolPhases {
+			pt := times.Pools[name]
+			resp.PoolPhases[name] = epochPhases(ph, pt.Map, pt.Reduce)
+		}
 	}
 	if o := dec.OMO; o != nil {
 		resp.OMO = &OMODecision{
@@ -112,6 +140,13 @@ func NewEpochResponse(cluster string, dec epoch.Decision, mapTime, reduceTime ti
 		}
 	}
 	return resp
+}
+
+func epochPhases(ph epoch.Phases, mapTime, reduceTime time.Duration) EpochPhases {
+	return EpochPhases{
+		Map:    phaseResponse(ph.Map, mapTime),
+		Reduce: phaseResponse(ph.Reduce, reduceTime),
+	}
 }
 
 // phaseResponse converts one phase's result; epoch promises non-nil, but a

@@ -120,6 +120,17 @@ const (
 		 "reduce": {"min": 1, "max": 2, "work": 30, "started": true}}]}`
 )
 
+// planBody is a POST /v1/plan/slot-config body: two jobs on 6 slots.
+const planBody = `{"slots": 6, "k": 2, "jobs": [
+	{"map_tasks": 8, "reduce_tasks": 2, "map_time": 10, "reduce_time": 30},
+	{"map_tasks": 4, "reduce_tasks": 4, "map_time": 5, "reduce_time": 5}]}`
+
+// withRatio returns an epoch body with members (`"ratio": {...}, "omo":
+// {...}`) added at the top level.
+func withRatio(body, members string) string {
+	return strings.Replace(body, `{"epoch"`, `{`+members+`, "epoch"`, 1)
+}
+
 // epochN returns epochBody with its epoch number replaced.
 func epochN(n string) string {
 	return strings.Replace(epochBody, `"epoch": 1,`, `"epoch": `+n+`,`, 1)

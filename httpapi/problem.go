@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
 	"github.com/flexd/flexd/store"
 )
@@ -75,6 +76,44 @@ var errorStatus = []struct {
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "the request took longer than the server's timeout"},
 }
 
+// validationErrors are the rest of the table: the domain packages' "the
+// body breaks a rule" errors, each answered with 422 and every problem at
+// its wire path. solver and epoch report *solver.ValidationError; ratio
+// and plan (POST /v1/plan/slot-config) report *ratio.ValidationError.
+var validationErrors = []func(error) ([]FieldProblem, bool){
+	func(err error) ([]FieldProblem, bool) {
+		var ve *solver.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, false
+		}
+		fields := make([]FieldProblem, len(ve.Problems))
+		for i, p := range ve.Problems {
+			fields[i] = fieldProblem(p.Field, p.JobID, p.Message)
+		}
+		return fields, true
+	},
+	func(err error) ([]FieldProblem, bool) {
+		var ve *ratio.ValidationError
+		if !errors.As(err, &ve) {
+			return nil, false
+		}
+		fields := make([]FieldProblem, len(ve.Problems))
+		for i, p := range ve.Problems {
+			fields[i] = fieldProblem(p.Field, p.JobID, p.Message)
+		}
+		return fields, true
+	},
+}
+
+// fieldProblem names the job in the message when there is one: the path
+// gives its index, the id is what the caller knows it by.
+func fieldProblem(field, jobID, message string) FieldProblem {
+	if jobID != "" {
+		message = fmt.Sprintf("job %q: %s", jobID, message)
+	}
+	return FieldProblem{Field: field, Message: message}
+}
+
 // toAPIError classifies err: an *apiError as is, a validation error as 422
 // with every field listed, a body over the limit as 413, a table entry as
 // its status, anything else as a 500 whose cause is logged, not shown.
@@ -83,17 +122,10 @@ func toAPIError(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	var ve *solver.ValidationError
-	if errors.As(err, &ve) {
-		fields := make([]FieldProblem, len(ve.Problems))
-		for i, p := range ve.Problems {
-			msg := p.Message
-			if p.JobID != "" {
-				msg = fmt.Sprintf("job %q: %s", p.JobID, p.Message)
-			}
-			fields[i] = FieldProblem{Field: p.Field, Message: msg}
+	for _, problems := range validationErrors {
+		if fields, ok := problems(err); ok {
+			return &apiError{status: http.StatusUnprocessableEntity, detail: fmt.Sprintf("the request breaks %d rule(s)", len(fields)), fields: fields}
 		}
-		return &apiError{status: http.StatusUnprocessableEntity, detail: fmt.Sprintf("the request breaks %d rule(s)", len(fields)), fields: fields}
 	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {

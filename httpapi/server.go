@@ -197,6 +197,7 @@ func (s *Server) routes() http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(s.timeout, s.limitBody)
 			r.Post("/solve", s.solve)
+			r.Post("/plan/slot-config", s.planSlotConfig)
 			r.Get("/metrics", s.metricMenu)
 			r.Post("/clusters/{cluster}/epochs", s.postEpoch)
 			r.Get("/clusters/{cluster}/epochs", s.listEpochs)

@@ -84,11 +84,13 @@ type ObjectiveValue struct {
 	Mean float64 `json:"mean" example:"81.24" validate:"required"`
 }
 
-// Allocation is one job's slots now and why.
+// Allocation is one job's slots now and why. In an epoch's phases a job
+// may also have reason no_budget: its phase (or pd_dhsa pool phase) got 0
+// slots this epoch; /v1/solve never answers it.
 type Allocation struct {
 	ID     string `json:"id" example:"j1" validate:"required"`
 	Slots  int    `json:"slots" example:"12" validate:"required"`
-	Reason string `json:"reason" example:"priority" enums:"min,max,priority,partial,demand,normalized" validate:"required"`
+	Reason string `json:"reason" example:"priority" enums:"min,max,priority,partial,demand,normalized,no_budget" validate:"required"`
 }
 
 // Plan is the malleable schedule: every interval and each job's projected
@@ -111,7 +113,9 @@ type Interval struct {
 	Slots map[string]int `json:"slots" validate:"required"`
 }
 
-// Ordering is the priority order that won.
+// Ordering is the priority order that won. Scheme names it
+// ("generic_rap", "srpt", ...); a merged pd_dhsa epoch phase spanning
+// several pools says "per_pool" (each pool's order is in pool_phases).
 type Ordering struct {
 	Scheme string   `json:"scheme" example:"generic_rap" validate:"required"`
 	Jobs   []string `json:"jobs" validate:"required"`

@@ -65,7 +65,8 @@ type StudyConfig struct {
 	// Workers is the number of instances solved at once (default
 	// GOMAXPROCS). It changes only the speed, never the numbers.
 	Workers int
-	// Oracle computes OPT (default PerMetricOptimal).
+	// Oracle computes OPT (default solver.Exhaustive: one pass over every
+	// order serves all metrics).
 	Oracle Oracle
 	// Progress, when set, is called after each instance with the number of
 	// instances done and the total, from one goroutine at a time.

@@ -56,6 +56,10 @@ func run(httpapiDir, out string) error {
 		"--dir", httpapiDir,
 		"--output", tmp,
 		"--outputTypes", "json",
+		// Level 1 parses the models (not the operations) of the packages
+		// httpapi imports: POST /v1/plan/slot-config takes and answers
+		// package plan's types, shared with the CLI.
+		"--parseDependencyLevel", "1",
 	)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
