@@ -31,12 +31,12 @@ const (
 // interchangeable slots, at most K jobs in each phase at a time.
 type SlotConfigRequest struct {
 	// Slots is S, the slots to split between map and reduce (>= 2).
-	Slots int `json:"slots"`
+	Slots int `json:"slots" validate:"required"`
 	// K is the most jobs running in each phase at once (>= 1).
 	K int `json:"k"`
 	// Jobs are the batch's profiles, in the order they enter the map
 	// phase.
-	Jobs []SlotConfigJob `json:"jobs"`
+	Jobs []SlotConfigJob `json:"jobs" validate:"required"`
 }
 
 // SlotConfigJob is one job's profile.
@@ -53,19 +53,19 @@ type SlotConfigJob struct {
 // and the makespan of every split.
 type SlotConfigResponse struct {
 	// MapSlots and ReduceSlots are the best split (ties: fewer map slots).
-	MapSlots    int `json:"map_slots"`
-	ReduceSlots int `json:"reduce_slots"`
+	MapSlots    int `json:"map_slots" validate:"required"`
+	ReduceSlots int `json:"reduce_slots" validate:"required"`
 	// Makespan is the batch's predicted makespan in seconds under it.
-	Makespan float64 `json:"makespan"`
+	Makespan float64 `json:"makespan" validate:"required"`
 	// Curve holds every split from 1 map slot to Slots-1, in that order.
-	Curve []CurvePoint `json:"curve"`
+	Curve []CurvePoint `json:"curve" validate:"required"`
 }
 
 // CurvePoint is one split's predicted makespan.
 type CurvePoint struct {
-	MapSlots    int     `json:"map_slots"`
-	ReduceSlots int     `json:"reduce_slots"`
-	Makespan    float64 `json:"makespan"`
+	MapSlots    int     `json:"map_slots" validate:"required"`
+	ReduceSlots int     `json:"reduce_slots" validate:"required"`
+	Makespan    float64 `json:"makespan" validate:"required"`
 }
 
 // SlotConfig validates the request and runs ratio.SlotConfig on it. A bad
