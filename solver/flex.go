@@ -32,7 +32,7 @@ const (
 	// within [minSearchEvaluations, maxSearchEvaluations]. An MPS schedule
 	// costs about O(J log J), so this keeps the search's time roughly
 	// constant across J (about a millisecond on a 2-core machine).
-	searchJobEvaluations = 20_000
+	searchJobEvaluations = 5_000
 	minSearchEvaluations = 4
 	maxSearchEvaluations = 600
 	stepSearchFactor     = 4

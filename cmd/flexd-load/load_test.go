@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/store/memory"
+)
+
+// TestRun drives a real httpapi server on a memory store and a server that
+// fails, bounded by --max-epochs so the runs end on count, not time.
+func TestRun(t *testing.T) {
+	srv, err := httpapi.New(httpapi.Config{
+		Store: memory.New(memory.Config{}), RateLimit: -1,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := httptest.NewServer(srv)
+	defer good.Close()
+	conflict := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/healthz" {
+			return
+		}
+		w.WriteHeader(http.StatusConflict)
+	}))
+	defer conflict.Close()
+
+	cases := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  []string
+	}{
+		{"ok, open", []string{"--url", good.URL, "--clusters", "3", "--jobs", "20", "--max-epochs", "30", "--open", "--duration", "1m"},
+			0, []string{"epochs ok       30", "errors          0"}},
+		{"ok, cadence", []string{"--url", good.URL, "--clusters", "4", "--jobs", "5", "--max-epochs", "8", "--interval", "10ms", "--duration", "1m"},
+			0, []string{"epochs ok       8"}},
+		{"conflicts fail the run", []string{"--url", conflict.URL, "--clusters", "2", "--jobs", "5", "--open", "--duration", "1m"},
+			1, []string{"errors          2  409:2"}},
+		{"allowed errors", []string{"--url", conflict.URL, "--clusters", "2", "--jobs", "5", "--open", "--duration", "1m", "--allow-errors"},
+			0, []string{"409:2"}},
+		{"unbounded duration refused", []string{"--url", good.URL, "--duration", "0s"}, 2, nil},
+		{"nothing listening", []string{"--url", "http://127.0.0.1:1", "--duration", "1s"}, 2, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(context.Background(), c.args, &out, &errOut)
+			if code != c.wantCode {
+				t.Fatalf("exit %d, want %d; stdout %s; stderr %s", code, c.wantCode, out.String(), errOut.String())
+			}
+			for _, w := range c.wantOut {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	samples := make([]time.Duration, 100)
+	for i := range samples {
+		samples[i] = ms(i + 1)
+	}
+	cases := []struct {
+		p    float64
+		want time.Duration
+	}{{50, ms(50)}, {90, ms(90)}, {99, ms(99)}, {100, ms(100)}, {0, ms(1)}}
+	for _, c := range cases {
+		if got := percentile(samples, c.p); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.p, got, c.want)
+		}
+	}
+	if got := percentile([]time.Duration{ms(7)}, 99); got != ms(7) {
+		t.Errorf("p99 of one sample = %v", got)
+	}
+}
