@@ -1,0 +1,74 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/sim"
+	"github.com/flexd/flexd/sim/chart"
+	"github.com/flexd/flexd/sim/epochlog"
+)
+
+// The --plot helpers of simulate and replay. They live apart from the
+// commands so that `flexd simulate study --plot FILE` can call plotStudy
+// after its rows are written, and the checks run before any long work.
+
+// checkPlotPath reports a --plot path chart cannot write (neither .png nor
+// .svg), so that a command fails before it spends minutes on a study.
+func checkPlotPath(path string) error {
+	_, err := chart.Format(path)
+	return err
+}
+
+// plotStudy draws the rows of `flexd simulate study` to path: FLEX Fig.
+// 5a or 5b for a sweep (which must hold one metric: pass --metrics with
+// one), Fig. 5c otherwise. Errors the caller's flags caused are
+// usageErrors.
+func plotStudy(path string, rows []sim.Row) error {
+	if err := checkPlotPath(path); err != nil {
+		return usageError{fmt.Errorf("--plot: %w", err)}
+	}
+	if len(rows) > 0 && rows[0].Sweep != "" {
+		var metrics []penalty.Metric
+		for _, r := range rows {
+			if !slices.Contains(metrics, r.Metric) {
+				metrics = append(metrics, r.Metric)
+			}
+		}
+		if len(metrics) > 1 {
+			return usageError{fmt.Errorf("--plot: a sweep chart shows one metric, the rows hold %d; pass --metrics with one", len(metrics))}
+		}
+	}
+	if err := chart.WriteRatioChart(path, rows, chart.RatioOptions{}); err != nil {
+		if errors.Is(err, chart.ErrNoData) {
+			return fmt.Errorf("--plot %s: every ratio is undefined (OPT was never positive): %w", path, err)
+		}
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
+
+// plotReplay draws the map-phase plan of a replay's last epoch under its
+// first requested policy (the one after epochlog.Logged) to path.
+func plotReplay(path string, rep epochlog.Report) error {
+	if len(rep.Last) < 2 || len(rep.Epochs) == 0 {
+		return fmt.Errorf("--plot %s: %w: the replay decided no epoch under a policy", path, chart.ErrNoData)
+	}
+	dec, pol := rep.Last[1], rep.Policies[1]
+	last := rep.Epochs[len(rep.Epochs)-1]
+	res := dec.Phases.Map
+	if res == nil || len(res.Allocations) == 0 {
+		return fmt.Errorf("--plot %s: %w: no job has map work in epoch %d", path, chart.ErrNoData, last.Epoch)
+	}
+	name := last.Cluster
+	if name == "" {
+		name = "the log"
+	}
+	title := fmt.Sprintf("%s, epoch %d: map slots per job under %s", name, last.Epoch, pol)
+	if err := chart.WriteScheduleChart(path, chart.ScheduleOf(title, *res, dec.Budgets.Map), chart.ScheduleOptions{}); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
