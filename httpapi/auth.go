@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/time/rate"
 
@@ -42,7 +43,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		var p principal
 		auth := r.Header.Get("Authorization")
 		if auth == "" {
-			any, err := s.store.HasTokens(ctx)
+			any, err := s.hasTokens(ctx)
 			if err != nil {
 				s.problem(w, r, fmt.Errorf("checking whether tokens exist: %w", err))
 				return
@@ -60,7 +61,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				return
 			}
 			hash := HashToken(token)
-			t, err := s.store.LookupToken(ctx, hash)
+			t, err := s.lookupToken(ctx, hash)
 			if errors.Is(err, store.ErrNotFound) {
 				s.problem(w, r, errUnauthorized)
 				return
@@ -73,6 +74,106 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey{}, p)))
 	})
+}
+
+// hasTokens is the store's HasTokens through the cache.
+func (s *Server) hasTokens(ctx context.Context) (bool, error) {
+	if s.tokens == nil {
+		return s.store.HasTokens(ctx)
+	}
+	if ok, hit := s.tokens.any(); hit {
+		return ok, nil
+	}
+	ok, err := s.store.HasTokens(ctx)
+	if err != nil {
+		return false, err
+	}
+	s.tokens.setAny(ok)
+	return ok, nil
+}
+
+// lookupToken is the store's LookupToken through the cache. Unknown hashes
+// are cached too, or a caller repeating a bad token would cost a query per
+// request.
+func (s *Server) lookupToken(ctx context.Context, hash string) (store.Token, error) {
+	if s.tokens == nil {
+		return s.store.LookupToken(ctx, hash)
+	}
+	if t, found, hit := s.tokens.get(hash); hit {
+		if !found {
+			return store.Token{}, fmt.Errorf("lookup token (cached): %w", store.ErrNotFound)
+		}
+		return t, nil
+	}
+	t, err := s.store.LookupToken(ctx, hash)
+	switch {
+	case err == nil:
+		s.tokens.put(hash, t, true)
+	case errors.Is(err, store.ErrNotFound):
+		s.tokens.put(hash, store.Token{}, false)
+	}
+	return t, err
+}
+
+// tokenCache remembers token lookups for ttl. It holds at most
+// tokenCacheCap entries and is emptied when full, which bounds memory
+// whatever tokens callers present.
+type tokenCache struct {
+	ttl time.Duration
+	now func() time.Time
+
+	mu      sync.Mutex
+	anyOK   bool
+	anyAt   time.Time
+	anySet  bool
+	entries map[string]tokenEntry
+}
+
+type tokenEntry struct {
+	tok   store.Token
+	found bool
+	at    time.Time
+}
+
+// tokenCacheCap bounds the cached token lookups.
+const tokenCacheCap = 10_000
+
+func newTokenCache(ttl time.Duration, now func() time.Time) *tokenCache {
+	return &tokenCache{ttl: ttl, now: now, entries: make(map[string]tokenEntry)}
+}
+
+func (c *tokenCache) any() (ok, hit bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.anySet || c.now().Sub(c.anyAt) >= c.ttl {
+		return false, false
+	}
+	return c.anyOK, true
+}
+
+func (c *tokenCache) setAny(ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.anyOK, c.anyAt, c.anySet = ok, c.now(), true
+}
+
+func (c *tokenCache) get(hash string) (t store.Token, found, hit bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[hash]
+	if !ok || c.now().Sub(e.at) >= c.ttl {
+		return store.Token{}, false, false
+	}
+	return e.tok, e.found, true
+}
+
+func (c *tokenCache) put(hash string, t store.Token, found bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= tokenCacheCap {
+		clear(c.entries)
+	}
+	c.entries[hash] = tokenEntry{tok: t, found: found, at: c.now()}
 }
 
 // authorizeCluster returns the path's cluster when the caller may use it.

@@ -364,6 +364,9 @@ func (failingStore) Ping(context.Context) error { return errDown }
 func (failingStore) LatestState(context.Context, string) (store.State, error) {
 	return store.State{}, errDown
 }
+func (failingStore) StartEpoch(context.Context, string, int64) (store.Start, error) {
+	return store.Start{}, errDown
+}
 
 type pendingMigrations struct{}
 
@@ -557,13 +560,13 @@ func TestConcurrentRetries(t *testing.T) {
 	}
 }
 
-// blockingStore holds LatestState until the request's context ends, like
+// blockingStore holds StartEpoch until the request's context ends, like
 // a database that stopped answering.
 type blockingStore struct{ httpapi.Store }
 
-func (blockingStore) LatestState(ctx context.Context, _ string) (store.State, error) {
+func (blockingStore) StartEpoch(ctx context.Context, _ string, _ int64) (store.Start, error) {
 	<-ctx.Done()
-	return store.State{}, ctx.Err()
+	return store.Start{}, ctx.Err()
 }
 
 func TestRequestTimeout(t *testing.T) {

@@ -242,15 +242,16 @@ func clusterParam(r *http.Request) (string, error) {
 // postEpoch godoc
 //
 //	@Summary		Decide one epoch of a cluster
-//	@Description	The shim's call, once per epoch. Idempotent on (cluster, epoch): the same body again returns the stored decision with Idempotent-Replay: true; a different body is 409.
+//	@Description	The shim's call, once per epoch. Idempotent on (cluster, epoch): the same body again returns the stored decision with Idempotent-Replay: true; a different body is 409. The phases' plans are delta-encoded (plan.encoding "delta": each interval lists only the jobs whose slots changed, 0 meaning released), which is also how the decision is stored; ?plan=dense lists every job's slots in every interval, for people; ?plan=none leaves the intervals out.
 //	@Tags			epochs
 //	@Accept			json
 //	@Produce		json
 //	@Param			cluster	path		string			true	"cluster name"
+//	@Param			plan	query		string			false	"plan encoding of the answer (default delta)"	Enums(delta, dense, none)
 //	@Param			request	body		EpochRequest	true	"the cluster's state"
 //	@Success		200		{object}	EpochResponse
 //	@Header			200		{string}	Idempotent-Replay	"true when this is a stored decision returned again"
-//	@Failure		400		{object}	Problem
+//	@Failure		400		{object}	Problem	"malformed body, or an unknown plan encoding"
 //	@Failure		401		{object}	Problem
 //	@Failure		404		{object}	Problem
 //	@Failure		409		{object}	Problem	"epoch stored with a different body, or below the latest"
@@ -267,39 +268,43 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
+	enc, err := planParam(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	body, err := readBody(r)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	req, err := decodeEpochRequest(body, cluster, s.cfg.Limits)
+	req, wire, err := decodeEpochRequest(body, cluster, s.cfg.Limits)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	canonical, err := canonicalRequest(body)
+	canonical, err := canonicalRequest(wire)
 	if err != nil {
-		// decodeStrict accepted the body, so this cannot be the caller's fault.
+		// The body decoded, so this cannot be the caller's fault.
 		s.problem(w, r, err)
 		return
 	}
 	sum := sha256.Sum256(canonical)
 	hash := hex.EncodeToString(sum[:])
 
-	// An idempotent retry, or a clash, shows before any work is done.
-	if rec, err := s.store.GetEpoch(ctx, cluster, req.Epoch); err == nil {
-		s.replayOrConflict(w, r, rec, hash)
-		return
-	} else if !errors.Is(err, store.ErrNotFound) {
-		s.problem(w, r, fmt.Errorf("reading epoch %d of %s: %w", req.Epoch, cluster, err))
-		return
-	}
 	for attempt := 0; ; attempt++ {
-		prev, err := s.store.LatestState(ctx, cluster)
+		// One read gives the state to decide from and shows an idempotent
+		// retry, or a clash, before any work is done.
+		start, err := s.store.StartEpoch(ctx, cluster, req.Epoch)
 		if err != nil {
-			s.problem(w, r, fmt.Errorf("reading cluster %s state: %w", cluster, err))
+			s.problem(w, r, fmt.Errorf("reading cluster %s state for epoch %d: %w", cluster, req.Epoch, err))
 			return
 		}
+		if start.Stored != nil {
+			s.replayOrConflict(w, r, *start.Stored, hash, enc)
+			return
+		}
+		prev := start.State
 		var prevState epoch.ClusterState
 		if prev.Found && len(prev.State) > 0 {
 			if err := json.Unmarshal(prev.State, &prevState); err != nil {
@@ -341,10 +346,14 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case err == nil && replay:
 			// Another replica stored this very request meanwhile.
-			s.replayOrConflict(w, r, stored, hash)
+			s.replayOrConflict(w, r, stored, hash, enc)
 			return
 		case err == nil:
 			s.observeEpoch(len(req.Jobs), resp)
+			if enc != planDelta {
+				s.writeJSON(w, r, http.StatusOK, "application/json", resp.withPlans(enc))
+				return
+			}
 			s.writeRaw(w, r, http.StatusOK, "application/json", decision)
 			return
 		case errors.Is(err, store.ErrStaleState) && attempt < s.cfg.StaleRetries:
@@ -355,24 +364,32 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// planParam reads ?plan=: the encoding of the answer's plans. delta (the
+// default, and what is stored) lists each interval's changes only; dense,
+// for people, lists every job's slots in every interval; none leaves the
+// intervals out.
+func planParam(r *http.Request) (string, error) {
+	switch p := r.URL.Query().Get("plan"); p {
+	case "", planDelta:
+		return planDelta, nil
+	case planDense, planNone:
+		return p, nil
+	default:
+		return "", &apiError{status: http.StatusBadRequest, detail: "bad query parameters",
+			fields: []FieldProblem{{Field: "plan", Message: fmt.Sprintf("must be delta, dense or none, got %q", p)}}}
+	}
+}
+
 // canonicalRequest is the form of an epoch body that is stored and hashed:
-// compact, top-level members sorted by name, and without "cluster" (the
-// path names it). So a retry that reformats the body, or a line of the
-// epochs.jsonl export posted back to its cluster, is an idempotent replay.
-func canonicalRequest(body []byte) ([]byte, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		return nil, fmt.Errorf("canonicalising a decoded body: %w", err)
-	}
-	delete(top, "cluster")
-	for k, v := range top {
-		var b bytes.Buffer
-		if err := json.Compact(&b, v); err != nil {
-			return nil, fmt.Errorf("canonicalising member %q: %w", k, err)
-		}
-		top[k] = b.Bytes()
-	}
-	out, err := json.Marshal(top) // encoding/json sorts map keys
+// the decoded request encoded again (compact, members in the wire type's
+// order, numbers in Go's shortest form), without "cluster" (the path names
+// it). So a retry that reformats the body, or a line of the epochs.jsonl
+// export posted back to its cluster, is an idempotent replay; and the body
+// is decoded once, not again into a generic form to sort it.
+func canonicalRequest(wire *EpochRequest) ([]byte, error) {
+	c := *wire
+	c.Cluster = ""
+	out, err := json.Marshal(&c)
 	if err != nil {
 		return nil, fmt.Errorf("canonicalising a decoded body: %w", err)
 	}
@@ -380,11 +397,12 @@ func canonicalRequest(body []byte) ([]byte, error) {
 }
 
 // decodeEpochRequest decodes, converts and validates an epoch body: every
-// caller error (400 or 422) comes out of here, before any store call.
-func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Request, error) {
+// caller error (400 or 422) comes out of here, before any store call. It
+// returns the wire form too, for canonicalRequest.
+func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Request, *EpochRequest, error) {
 	var wire EpochRequest
 	if err := decodeStrict(body, &wire); err != nil {
-		return epoch.Request{}, err
+		return epoch.Request{}, nil, err
 	}
 	var fields []solver.FieldError
 	if wire.Cluster != "" && wire.Cluster != cluster {
@@ -393,9 +411,9 @@ func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch
 	req := wire.Domain()
 	fields = append(fields, epoch.Validate(req, limits)...)
 	if len(fields) > 0 {
-		return req, &solver.ValidationError{Problems: fields}
+		return req, &wire, &solver.ValidationError{Problems: fields}
 	}
-	return req, nil
+	return req, &wire, nil
 }
 
 // decide runs the epoch pipeline with every phase's solve timed, and
@@ -491,14 +509,24 @@ func (t timedSolver) Solve(p solver.Problem) (solver.Result, error) {
 }
 
 // replayOrConflict answers a stored (cluster, epoch): its decision again
-// when the request is the same, 409 otherwise.
-func (s *Server) replayOrConflict(w http.ResponseWriter, r *http.Request, rec store.Record, hash string) {
+// when the request is the same, 409 otherwise. The stored decision's plans
+// are delta-encoded; another encoding is rebuilt from them.
+func (s *Server) replayOrConflict(w http.ResponseWriter, r *http.Request, rec store.Record, hash, enc string) {
 	if rec.RequestHash != hash {
 		s.problem(w, r, &apiError{status: http.StatusConflict, detail: fmt.Sprintf("epoch %d is already stored with a different request", rec.Epoch)})
 		return
 	}
 	w.Header().Set("Idempotent-Replay", "true")
-	s.writeRaw(w, r, http.StatusOK, "application/json", rec.Decision)
+	if enc == planDelta {
+		s.writeRaw(w, r, http.StatusOK, "application/json", rec.Decision)
+		return
+	}
+	var resp EpochResponse
+	if err := json.Unmarshal(rec.Decision, &resp); err != nil {
+		s.problem(w, r, fmt.Errorf("decoding stored decision of epoch %d: %w", rec.Epoch, err))
+		return
+	}
+	s.writeJSON(w, r, http.StatusOK, "application/json", resp.withPlans(enc))
 }
 
 func (s *Server) observeEpoch(jobs int, resp *EpochResponse) {

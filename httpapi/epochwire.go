@@ -100,7 +100,9 @@ type PoolTimes struct {
 }
 
 // NewEpochResponse converts a decision to the wire form with the solve
-// times measured while deciding it. The decision id is the caller's.
+// times measured while deciding it, plans delta-encoded (what is stored and
+// answered by default: a dense plan of J jobs lists O(J^2) entries, most of
+// an epoch's bytes and encoding time). The decision id is the caller's.
 func NewEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *EpochResponse {
 	resp := &EpochResponse{
 		Cluster: cluster,
@@ -155,5 +157,23 @@ func phaseResponse(res *solver.Result, elapsed time.Duration) SolveResponse {
 	if res == nil {
 		res = &solver.Result{}
 	}
-	return NewSolveResponse(*res, false, elapsed)
+	return newSolveResponse(*res, false, elapsed, planDelta)
+}
+
+// withPlans returns a copy of r with every phase's plan in encoding enc,
+// for ?plan=dense and ?plan=none. Only the plans are copied; the rest is
+// shared with r.
+func (r EpochResponse) withPlans(enc string) *EpochResponse {
+	r.Phases.Map.Plan = r.Phases.Map.Plan.reencode(enc)
+	r.Phases.Reduce.Plan = r.Phases.Reduce.Plan.reencode(enc)
+	if r.PoolPhases != nil {
+		pools := make(map[string]EpochPhases, len(r.PoolPhases))
+		for name, ph := range r.PoolPhases {
+			ph.Map.Plan = ph.Map.Plan.reencode(enc)
+			ph.Reduce.Plan = ph.Reduce.Plan.reencode(enc)
+			pools[name] = ph
+		}
+		r.PoolPhases = pools
+	}
+	return &r
 }

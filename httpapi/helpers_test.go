@@ -35,6 +35,9 @@ func newEnv(t testing.TB, edit func(*httpapi.Config)) *env {
 		// Tests fire requests back to back; only the rate-limit test
 		// wants a limit.
 		RateLimit: -1,
+		// Tests add tokens between requests and expect them to count at
+		// once; the cache has its own test.
+		TokenCacheTTL: -1,
 	}
 	if edit != nil {
 		edit(&cfg)

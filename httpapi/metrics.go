@@ -25,7 +25,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		requestSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "flexd_http_request_duration_seconds",
-			Help:    "HTTP request latency by chi route pattern, method and status.",
+			Help:    "HTTP request latency by chi route pattern, method and status (\"client_closed\" when the client disconnected before the answer).",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method", "status"}),
 		solveSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -117,6 +117,13 @@ func (s *instrumentedStore) LatestState(ctx context.Context, cluster string) (st
 	start := s.now()
 	st, err := s.Store.LatestState(ctx, cluster)
 	s.time("latest_state", start, err)
+	return st, err
+}
+
+func (s *instrumentedStore) StartEpoch(ctx context.Context, cluster string, epoch int64) (store.Start, error) {
+	start := s.now()
+	st, err := s.Store.StartEpoch(ctx, cluster, epoch)
+	s.time("start_epoch", start, err)
 	return st, err
 }
 

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -88,8 +89,14 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if rc := chi.RouteContext(r.Context()); rc != nil && rc.RoutePattern() != "" {
 				route = rc.RoutePattern()
 			}
-			s.metrics.requestSeconds.WithLabelValues(route, r.Method, strconv.Itoa(status)).Observe(elapsed.Seconds())
-			s.log.InfoContext(r.Context(), "request",
+			label, level := strconv.Itoa(status), slog.LevelInfo
+			if status == StatusClientClosed {
+				// Not an outcome of flexd's: kept apart from the 5xx and
+				// logged only when debugging.
+				label, level = "client_closed", slog.LevelDebug
+			}
+			s.metrics.requestSeconds.WithLabelValues(route, r.Method, label).Observe(elapsed.Seconds())
+			s.log.Log(r.Context(), level, "request",
 				"request_id", requestIDFrom(r.Context()),
 				"method", r.Method, "path", r.URL.Path, "route", route,
 				"status", status, "bytes", ww.BytesWritten(),

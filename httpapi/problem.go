@@ -63,6 +63,11 @@ var (
 	errShuttingDown = &apiError{status: http.StatusServiceUnavailable, detail: "flexd is shutting down; retry on another replica"}
 )
 
+// StatusClientClosed is the status recorded (nginx's 499) for a request
+// whose client disconnected before the answer; its metric label is
+// "client_closed".
+const StatusClientClosed = 499
+
 // errorStatus is the one table mapping domain errors to HTTP status codes
 // and the detail shown to the caller. Order matters: the first match wins.
 var errorStatus = []struct {
@@ -142,8 +147,17 @@ func toAPIError(err error) *apiError {
 // problem writes err as problem+json. Server errors are logged with the
 // request id and their cause; the caller sees only the generic detail.
 func (s *Server) problem(w http.ResponseWriter, r *http.Request, err error) {
-	ae := toAPIError(err)
 	rid := requestIDFrom(r.Context())
+	if errors.Is(r.Context().Err(), context.Canceled) {
+		// The client disconnected mid-request, so whatever failed failed
+		// because of it (a store call cancelled with the context): not a
+		// server error to log or count as one. Nobody reads the answer;
+		// the status is for observe's metric and access log.
+		s.log.DebugContext(r.Context(), "client closed the request", "request_id", rid, "method", r.Method, "path", r.URL.Path, "error", err)
+		w.WriteHeader(StatusClientClosed)
+		return
+	}
+	ae := toAPIError(err)
 	if ae.status >= 500 && ae.status != http.StatusServiceUnavailable {
 		s.log.ErrorContext(r.Context(), "request failed", "request_id", rid, "method", r.Method, "path", r.URL.Path, "status", ae.status, "error", err)
 	}

@@ -36,6 +36,9 @@ type Store interface {
 	// LatestState returns the cluster's state as last saved (Found false
 	// for a cluster never saved).
 	LatestState(ctx context.Context, cluster string) (store.State, error)
+	// StartEpoch returns, in one call, the cluster's state and the epoch's
+	// record if it is stored: all an epoch post reads before deciding.
+	StartEpoch(ctx context.Context, cluster string, epoch int64) (store.Start, error)
 	// LookupToken returns the token whose hex SHA-256 is hash, or ErrNotFound.
 	LookupToken(ctx context.Context, hash string) (store.Token, error)
 	// HasTokens reports whether any token exists: without one, access
@@ -92,6 +95,12 @@ type Config struct {
 	// RateLimiters bounds the per-token limiters kept in memory; 0 means
 	// 10000. The oldest is dropped past it.
 	RateLimiters int
+	// TokenCacheTTL is how long token lookups (and whether any token
+	// exists) are remembered, so that a request does not cost a database
+	// round trip before its real work. A token created meanwhile may take
+	// up to this long to work, and a deleted one up to this long to stop
+	// working. 0 means DefaultTokenCacheTTL; negative disables the cache.
+	TokenCacheTTL time.Duration
 	// StaleRetries is how many times an epoch is re-decided when another
 	// replica saved the cluster's state in between; 0 means 3.
 	StaleRetries int
@@ -107,7 +116,9 @@ type Server struct {
 	metrics  *metrics
 	gatherer prometheus.Gatherer
 	limiter  *rateLimiter
-	handler  http.Handler
+	// tokens caches token lookups; nil when the cache is off.
+	tokens  *tokenCache
+	handler http.Handler
 	// draining is set by StartDrain: new requests answer 503.
 	draining atomic.Bool
 }
@@ -129,6 +140,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.RateLimit = cmp.Or(cfg.RateLimit, 50)
 	cfg.RateLimiters = cmp.Or(cfg.RateLimiters, 10000)
 	cfg.StaleRetries = cmp.Or(cfg.StaleRetries, 3)
+	cfg.TokenCacheTTL = cmp.Or(cfg.TokenCacheTTL, DefaultTokenCacheTTL)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -149,6 +161,9 @@ func New(cfg Config) (*Server, error) {
 		metrics:  m,
 		gatherer: cfg.Gatherer,
 	}
+	if cfg.TokenCacheTTL > 0 {
+		s.tokens = newTokenCache(cfg.TokenCacheTTL, cfg.Now)
+	}
 	if cfg.RateLimit > 0 {
 		burst := cmp.Or(cfg.RateBurst, max(1, int(2*cfg.RateLimit+0.999)))
 		s.limiter = newRateLimiter(cfg.RateLimit, burst, cfg.RateLimiters)
@@ -156,6 +171,10 @@ func New(cfg Config) (*Server, error) {
 	s.handler = s.routes()
 	return s, nil
 }
+
+// DefaultTokenCacheTTL is how long token lookups are cached when
+// Config.TokenCacheTTL is zero.
+const DefaultTokenCacheTTL = 5 * time.Second
 
 // DefaultBodyLimit is the request body cap when Config.BodyLimit is zero.
 const DefaultBodyLimit = 8 << 20

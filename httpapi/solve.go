@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"time"
@@ -97,10 +98,12 @@ type Allocation struct {
 // completion time.
 type Plan struct {
 	// Encoding is "dense" (each interval's slots lists every job holding
-	// slots) or "delta" (each interval's slots lists only the jobs whose
-	// count changed, 0 meaning released), chosen when a dense plan would be
-	// too large (more than MaxDensePlanEntries entries).
-	Encoding    string             `json:"encoding" example:"dense" enums:"dense,delta" validate:"required"`
+	// slots), "delta" (each interval's slots lists only the jobs whose
+	// count changed, 0 meaning released) or "none" (no intervals; asked for
+	// with ?plan=none on epochs). /v1/solve answers dense unless a dense
+	// plan would be too large (more than MaxDensePlanEntries entries);
+	// epoch decisions are delta-encoded unless ?plan=dense.
+	Encoding    string             `json:"encoding" example:"dense" enums:"dense,delta,none" validate:"required"`
 	Intervals   []Interval         `json:"intervals" validate:"required"`
 	Completions map[string]float64 `json:"completions" validate:"required"`
 }
@@ -246,6 +249,19 @@ func solveWith(lookup func(string) (solver.Solver, bool), p solver.Problem, opts
 // plan and order index. explain says whether the caller asked for the
 // candidates; elapsed is the solve's wall time.
 func NewSolveResponse(res solver.Result, explain bool, elapsed time.Duration) SolveResponse {
+	return newSolveResponse(res, explain, elapsed, planAuto)
+}
+
+// Plan encodings a response can be asked for.
+const (
+	// planAuto is /v1/solve's: dense while that stays small.
+	planAuto  = ""
+	planDense = "dense"
+	planDelta = "delta"
+	planNone  = "none"
+)
+
+func newSolveResponse(res solver.Result, explain bool, elapsed time.Duration, enc string) SolveResponse {
 	ids := make([]string, len(res.Allocations))
 	for i, a := range res.Allocations {
 		ids[i] = a.ID
@@ -260,7 +276,7 @@ func NewSolveResponse(res solver.Result, explain bool, elapsed time.Duration) So
 		NormalizedMinima: res.NormalizedMinima,
 		Ordering:         Ordering{Scheme: res.Scheme, Jobs: make([]string, 0, len(res.Order))},
 		SolveMicros:      elapsed.Microseconds(),
-		Plan:             newPlan(res.Plan, ids),
+		Plan:             newPlan(res.Plan, ids, enc),
 	}
 	for i, a := range res.Allocations {
 		resp.Allocations[i] = Allocation{ID: a.ID, Slots: a.Slots, Reason: string(a.Reason)}
@@ -288,25 +304,36 @@ func NewSolveResponse(res solver.Result, explain bool, elapsed time.Duration) So
 	return resp
 }
 
-// newPlan writes a delta-encoded solver plan densely when that stays under
-// MaxDensePlanEntries, and as deltas otherwise.
-func newPlan(pl solver.Plan, ids []string) Plan {
-	out := Plan{Encoding: "dense", Intervals: make([]Interval, len(pl.Intervals)), Completions: make(map[string]float64, len(pl.Completions))}
+// newPlan writes a solver plan (delta-encoded) in encoding enc; planAuto
+// means densely while that stays under MaxDensePlanEntries, and as deltas
+// otherwise.
+func newPlan(pl solver.Plan, ids []string, enc string) Plan {
+	out := Plan{Encoding: enc, Completions: make(map[string]float64, len(pl.Completions))}
 	for i, c := range pl.Completions {
 		if i < len(ids) {
 			out.Completions[ids[i]] = c
 		}
 	}
-	dense := 0
-	pl.Each(func(k int, start, end float64, slots []int) {
-		for _, s := range slots {
-			if s != 0 {
-				dense++
+	if enc == planNone {
+		out.Intervals = []Interval{}
+		return out
+	}
+	if enc == planAuto {
+		out.Encoding = planDense
+		dense := 0
+		pl.Each(func(k int, start, end float64, slots []int) {
+			for _, s := range slots {
+				if s != 0 {
+					dense++
+				}
 			}
+		})
+		if dense > MaxDensePlanEntries {
+			out.Encoding = planDelta
 		}
-	})
-	if dense > MaxDensePlanEntries {
-		out.Encoding = "delta"
+	}
+	out.Intervals = make([]Interval, len(pl.Intervals))
+	if out.Encoding == planDelta {
 		for k, iv := range pl.Intervals {
 			m := make(map[string]int, len(iv.Changes))
 			for _, c := range iv.Changes {
@@ -328,6 +355,53 @@ func newPlan(pl solver.Plan, ids []string) Plan {
 		out.Intervals[k] = Interval{Start: start, End: end, Slots: m}
 	})
 	return out
+}
+
+// reencode returns p in encoding enc (dense, delta or none). A delta plan
+// becomes dense by replaying its changes; none drops the intervals. It is
+// how a stored (delta) decision is answered to a caller who asked for
+// another encoding.
+func (p Plan) reencode(enc string) Plan {
+	switch {
+	case enc == p.Encoding:
+		return p
+	case enc == planNone:
+		return Plan{Encoding: planNone, Intervals: []Interval{}, Completions: p.Completions}
+	case enc == planDense && p.Encoding == planDelta:
+		out := Plan{Encoding: planDense, Intervals: make([]Interval, len(p.Intervals)), Completions: p.Completions}
+		cur := map[string]int{}
+		for k, iv := range p.Intervals {
+			for id, n := range iv.Slots {
+				if n == 0 {
+					delete(cur, id)
+				} else {
+					cur[id] = n
+				}
+			}
+			out.Intervals[k] = Interval{Start: iv.Start, End: iv.End, Slots: maps.Clone(cur)}
+		}
+		return out
+	case enc == planDelta && p.Encoding == planDense:
+		out := Plan{Encoding: planDelta, Intervals: make([]Interval, len(p.Intervals)), Completions: p.Completions}
+		prev := map[string]int{}
+		for k, iv := range p.Intervals {
+			m := map[string]int{}
+			for id, n := range iv.Slots {
+				if prev[id] != n {
+					m[id] = n
+				}
+			}
+			for id := range prev {
+				if _, ok := iv.Slots[id]; !ok {
+					m[id] = 0
+				}
+			}
+			out.Intervals[k] = Interval{Start: iv.Start, End: iv.End, Slots: m}
+			prev = iv.Slots
+		}
+		return out
+	}
+	return p // none cannot be expanded back; answer what there is
 }
 
 // checkFinite rejects results JSON cannot carry. Inputs are finite, but

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The project's one test command (what .ci/run runs in CI).
 #
-# Starts a throwaway PostgreSQL 15 in a temporary directory, exports
+# Starts a throwaway PostgreSQL 15 in a temporary directory (with
+# scripts/pg-start.sh), exports
 # TEST_DATABASE_URL for the PostgreSQL-backed tests, runs `go vet` and
 # `go test`, checks api/openapi.yaml is up to date (when
 # scripts/check-openapi.sh exists and no packages were named), and stops the
@@ -38,48 +39,12 @@ if [ ${#packages[@]} -eq 0 ]; then
 	test_args+=(./...)
 fi
 
-# --- PostgreSQL binaries ---------------------------------------------------
-find_pg_bin() {
-	local dir
-	for dir in /usr/lib/postgresql/15/bin \
-		"$(dirname "$(dpkg -L postgresql-15 2>/dev/null | grep '/bin/initdb$' | head -n1)" 2>/dev/null)"; do
-		if [ -n "$dir" ] && [ -x "$dir/initdb" ]; then
-			echo "$dir"
-			return 0
-		fi
-	done
-	# Any other installed major version will do, newest first.
-	dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1)"
-	if [ -n "$dir" ] && [ -x "$dir/initdb" ]; then
-		echo "$dir"
-		return 0
-	fi
-	if command -v initdb >/dev/null 2>&1; then
-		dirname "$(command -v initdb)"
-		return 0
-	fi
-	return 1
-}
-
-if ! pg_bin="$(find_pg_bin)"; then
-	if [ "$(id -u)" -ne 0 ]; then
-		die "PostgreSQL's initdb was not found and installing it needs root: run 'sudo apt-get install -y postgresql' (or set PATH to a PostgreSQL bin directory), then retry"
-	fi
-	log "PostgreSQL not found; installing it with apt-get"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-	pg_bin="$(find_pg_bin)" || die "installed postgresql but still found no initdb"
-fi
-log "using PostgreSQL from $pg_bin"
-
 # --- a throwaway server ----------------------------------------------------
-# initdb refuses to run as root, so as root the server runs as the
-# unprivileged postgres user; otherwise as whoever runs this.
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-	id postgres >/dev/null 2>&1 || die "running as root but there is no 'postgres' user to run the server as"
-	as_pg=(runuser -u postgres --)
-fi
+# scripts/pg-start.sh finds (or installs) PostgreSQL and starts it; the load
+# measurements of tests/README.md start theirs with it too.
+pg_log_prefix=test.sh
+# shellcheck source=scripts/pg-start.sh
+. "$repo_root/scripts/pg-start.sh"
 
 # Long commands run in the background in a process group of their own
 # (set -m) and are waited for, so that an INT or TERM runs the cleanup at
@@ -97,17 +62,15 @@ run() {
 }
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/flexd-test.XXXXXX")"
-pgdata="$tmp/data"
-started=false
+pg_started=false
 cleanup() {
 	local status=$?
 	if [ -n "$child" ]; then
 		kill -TERM -- "-$child" 2>/dev/null || true
 		wait "$child" 2>/dev/null || true
 	fi
-	if $started; then
-		"${as_pg[@]}" "$pg_bin/pg_ctl" stop -D "$pgdata" -m immediate -s >/dev/null 2>&1 ||
-			log "could not stop PostgreSQL (data in $pgdata)"
+	if $pg_started; then
+		pg_stop || log "could not stop PostgreSQL (data in $pgdata)"
 	fi
 	rm -rf "$tmp"
 	exit "$status"
@@ -115,41 +78,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-if [ ${#as_pg[@]} -gt 0 ]; then
-	chown postgres "$tmp"
-fi
 
-port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-port=""
-for candidate in $(seq 54329 54429); do
-	if port_free "$candidate"; then
-		port="$candidate"
-		break
-	fi
-done
-[ -n "$port" ] || die "no free loopback port in 54329-54429"
-
-"${as_pg[@]}" "$pg_bin/initdb" -D "$pgdata" -U postgres --auth=trust -E UTF8 --no-locale >"$tmp/initdb.log" 2>&1 ||
-	{ cat "$tmp/initdb.log" >&2; die "initdb failed"; }
-
-# Durability is pointless for a throwaway database; speed is not.
-"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$tmp/postgres.log" -s -w -t 60 \
-	-o "-p $port -k $tmp -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" ||
-	{ cat "$tmp/postgres.log" >&2; die "PostgreSQL did not start"; }
-started=true
-
-ready=false
-for _ in $(seq 1 60); do
-	if "$pg_bin/pg_isready" -q -h 127.0.0.1 -p "$port" -U postgres; then
-		ready=true
-		break
-	fi
-	sleep 0.5
-done
-$ready || { cat "$tmp/postgres.log" >&2; die "PostgreSQL not ready after 30s"; }
-
-"$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U postgres flexd_test
-export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$port/flexd_test?sslmode=disable"
+pg_start "$tmp" flexd_test || die "could not start PostgreSQL"
+export TEST_DATABASE_URL="$PG_URL"
 log "PostgreSQL on 127.0.0.1:$port; TEST_DATABASE_URL=$TEST_DATABASE_URL"
 
 # --- checks ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -35,7 +36,7 @@ const (
 	searchJobEvaluations = 5_000
 	minSearchEvaluations = 4
 	maxSearchEvaluations = 600
-	stepSearchFactor     = 4
+	plateauSearchFactor  = 4
 	// defaultDPCells bounds the non-convex knapsack DP.
 	defaultDPCells = 50_000_000
 	// improveTol is the relative improvement a local-search move must make
@@ -78,16 +79,27 @@ func (Flex) Solve(p Problem) (Result, error) {
 			try(o)
 		}
 	}
+	if in.agg == penalty.Max {
+		best := tried[0]
+		for _, t := range tried[1:] {
+			if t.s.less(best.s) {
+				best = t
+			}
+		}
+		for _, o := range ev.thresholdOrders(best.s.value) {
+			try(o)
+		}
+	}
 	// Stable: among equal scores the earlier candidate (generic first) wins.
 	sort.SliceStable(tried, func(a, b int) bool { return tried[a].s.less(tried[b].s) })
 	best := tried[0]
 	budget := p.Options.SearchEvaluations
 	if budget == 0 {
 		budget = min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/len(in.jobs)))
-		if ev.step {
-			// Step metrics tie on plateaus where local search stalls; the
-			// iterated kicks need more room to find the next step down.
-			budget *= stepSearchFactor
+		if ev.plateau {
+			// Step, tardiness and minimax objectives tie on plateaus where
+			// local search stalls; the iterated kicks need more room.
+			budget *= plateauSearchFactor
 		}
 	}
 	if budget > 0 && len(in.jobs) > 1 {
@@ -179,13 +191,26 @@ func (in *instance) mpsInput() mps.Input {
 type score struct{ value, second float64 }
 
 func (a score) less(b score) bool {
-	if a.value < b.value-improveTol*math.Abs(b.value) {
-		return true
+	if c := cmpTol(a.value, b.value); c != 0 {
+		return c < 0
 	}
-	if a.value > b.value+improveTol*math.Abs(b.value) {
-		return false
+	return cmpTol(a.second, b.second) < 0
+}
+
+// cmpTol compares x and y, treating values within improveTol (relative) as
+// equal; infinities compare exactly (Inf - Inf would be NaN).
+func cmpTol(x, y float64) int {
+	if math.IsInf(x, 0) || math.IsInf(y, 0) {
+		return cmp.Compare(x, y)
 	}
-	return a.second < b.second-improveTol*math.Abs(b.second)
+	tol := improveTol * math.Max(math.Abs(x), math.Abs(y))
+	switch {
+	case x < y-tol:
+		return -1
+	case x > y+tol:
+		return 1
+	}
+	return 0
 }
 
 // evaluator scores orders by MPS without allocating in steady state.
@@ -194,16 +219,20 @@ type evaluator struct {
 	input       mps.Input
 	packer      mps.Packer
 	completions []float64
-	step        bool
-	evaluations int
+	// step is true when some metric is a step function; plateau when the
+	// objective is flat over many orders (steps, tardiness, which is 0 for
+	// every early job, and any max, which only its worst job moves).
+	step, plateau bool
+	evaluations   int
 }
 
 func newEvaluator(in *instance) *evaluator {
 	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs))}
+	ev.plateau = in.agg == penalty.Max
 	for _, m := range in.distinctMetrics() {
-		if info, _ := penalty.Lookup(m); info.Step {
-			ev.step = true
-		}
+		info, _ := penalty.Lookup(m)
+		ev.step = ev.step || info.Step
+		ev.plateau = ev.plateau || info.Step || info.NeedsDeadline && m != penalty.AvgLateness
 	}
 	return ev
 }
@@ -223,33 +252,39 @@ func (ev *evaluator) score(order []int) score {
 		} else {
 			v += p
 		}
-		if ev.step {
+		if ev.plateau {
 			second += ev.ramp(k, c)
 		}
 	}
 	return score{v, second}
 }
 
-// ramp is the relaxation of job k's step penalty at completion time c: the
-// steps it has missed, each weighted by how far past its deadline c lies,
-// and c itself scaled down so that, all else equal, earlier is better.
+// ramp is the tie-breaker of job k completing at c on a plateau of the
+// objective: for a step metric, the steps it has missed, each weighted by
+// how far past its deadline c lies; for a minimax objective, the job's own
+// penalty (the sum of all penalties separates orders with the same worst
+// job); for tardiness, its weighted completion time. A small pull towards
+// earlier completion is added everywhere, so that, all else equal, earlier
+// is better.
 func (ev *evaluator) ramp(k int, c float64) float64 {
 	in := ev.in
 	j := in.pj[k]
 	r := 1e-6 * (c - in.now)
-	switch in.metrics[k] {
-	case penalty.TardyJobs:
+	switch m := in.metrics[k]; {
+	case m == penalty.TardyJobs:
 		r += math.Max(0, c-j.Deadline)
-	case penalty.WeightedTardyJobs:
+	case m == penalty.WeightedTardyJobs:
 		r += j.Weight * math.Max(0, c-j.Deadline)
-	case penalty.SLACost:
+	case m == penalty.SLACost:
 		prev := 0.0
 		for _, st := range j.SLA {
 			r += (st.Penalty - prev) * math.Max(0, c-st.Deadline)
 			prev = st.Penalty
 		}
+	case in.agg == penalty.Max:
+		r += m.Of(j, c)
 	default:
-		r = c - in.now
+		r += j.Weight * (c - in.now)
 	}
 	return r
 }
@@ -584,4 +619,106 @@ func (ev *evaluator) admissionOrders() []ordering {
 		admit("admission_density", sortedBy(n, func(k int) float64 { return -stake(k) / in.work[k] })),
 		admit("admission_due", byDue),
 	}
+}
+
+// thresholdOrders builds orders for minimax objectives by bisection on the
+// threshold theta, the malleable counterpart of the RAP minimax of
+// docs/algorithms.md section 4: each job must complete by the latest time
+// its penalty stays within theta, which makes the problem one of meeting
+// deadlines, for which earliest-deadline orders (plain, and less the job's
+// fastest duration) are the natural MPS priorities. A theta is reached when
+// the MPS schedule of such an order scores within it; the search keeps the
+// best order seen. upper is the best value known so far.
+func (ev *evaluator) thresholdOrders(upper float64) []ordering {
+	in := ev.in
+	n := len(in.jobs)
+	if math.IsInf(upper, 0) || math.IsNaN(upper) {
+		return nil
+	}
+	iterations := thresholdIterations
+	if n > 2000 {
+		iterations = 8
+	}
+	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
+	// The least conceivable value: every job alone at full speed from now.
+	lower := math.Inf(-1)
+	for k := range in.jobs {
+		lower = math.Max(lower, in.metrics[k].Of(in.pj[k], in.now+fastest(k)))
+	}
+	var out []ordering
+	for _, variant := range []struct {
+		scheme string
+		slack  bool
+	}{{"threshold_edd", false}, {"threshold_edd_slack", true}} {
+		lo, hi := lower, upper
+		var bestOrder []int
+		bestScore := score{math.Inf(1), math.Inf(1)}
+		for it := 0; it < iterations && hi-lo > 1e-9*math.Max(1, math.Abs(hi)); it++ {
+			theta := lo + (hi-lo)/2
+			order := sortedBy(n, func(k int) float64 {
+				d := in.latest(k, theta)
+				if variant.slack {
+					d -= fastest(k)
+				}
+				return d
+			})
+			sc := ev.score(order)
+			if sc.less(bestScore) {
+				bestOrder, bestScore = order, sc
+			}
+			if sc.value <= theta {
+				hi = math.Min(theta, sc.value)
+			} else {
+				lo = theta
+			}
+		}
+		if bestOrder != nil {
+			out = append(out, ordering{variant.scheme, bestOrder})
+		}
+	}
+	return out
+}
+
+// thresholdIterations bounds each bisection of thresholdOrders.
+const thresholdIterations = 30
+
+// latest returns the latest completion time of job k whose penalty stays
+// within theta (+Inf when any time will do, the job's weight being 0).
+// Closed forms for the menu's minimax metrics; penalties are
+// non-decreasing in the completion time, so bisection serves the rest.
+func (in *instance) latest(k int, theta float64) float64 {
+	j := in.pj[k]
+	per := func(w float64) float64 {
+		if w <= 0 {
+			return math.Inf(1)
+		}
+		return theta / w
+	}
+	switch in.metrics[k] {
+	case penalty.MaxResponseTime, penalty.AvgResponseTime:
+		return j.Submitted + theta
+	case penalty.MaxWeightedResponseTime, penalty.WeightedResponseTime:
+		return j.Submitted + per(j.Weight)
+	case penalty.Makespan:
+		return theta
+	case penalty.MaxStretch, penalty.AvgStretch:
+		return j.Submitted + theta*j.Iso
+	case penalty.MaxTardiness, penalty.AvgTardiness, penalty.MaxLateness, penalty.AvgLateness:
+		return j.Deadline + theta
+	case penalty.MaxWeightedTardiness, penalty.WeightedTardiness, penalty.MaxWeightedLateness:
+		return j.Deadline + per(j.Weight)
+	}
+	lo, hi := in.now, in.now+1
+	for in.metrics[k].Of(j, hi) <= theta && hi < 1e300 {
+		lo, hi = hi, in.now+2*(hi-in.now)
+	}
+	for range 100 {
+		mid := lo + (hi-lo)/2
+		if in.metrics[k].Of(j, mid) <= theta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }

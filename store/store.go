@@ -30,10 +30,13 @@ type Record struct {
 	Epoch   int64
 	// DecisionID is a unique id of the decision (a UUIDv7 string).
 	DecisionID string
-	// RequestHash is the hex SHA-256 of the request body as compacted JSON;
-	// equal hashes mean an idempotent retry.
+	// RequestHash is the hex SHA-256 of Request; equal hashes mean an
+	// idempotent retry.
 	RequestHash string
-	// Request and Decision are the JSON bodies as the API exchanges them.
+	// Request and Decision are JSON objects: the request in the API's
+	// canonical form (decoded and encoded again, without "cluster") and the
+	// decision as answered by default (plans delta-encoded). Backends check
+	// only that they are delimited as objects, not rescan them.
 	Request  json.RawMessage
 	Decision json.RawMessage
 	// State is the cluster's state after this epoch (OMO averages), or nil.
@@ -71,6 +74,16 @@ type State struct {
 	Epoch int64
 	Found bool
 	State json.RawMessage
+}
+
+// Start is what deciding an epoch needs from the store, read in one call:
+// the cluster's state as last saved and, when this very epoch is stored
+// already (an idempotent retry, or a clash), its record, so the retry is
+// answered without deciding again.
+type Start struct {
+	State State
+	// Stored is the epoch's record when it is stored, else nil.
+	Stored *Record
 }
 
 // Token is a stored API token: only its hash is kept.

@@ -217,8 +217,9 @@ func (a answer) decode(t testing.TB, v any) {
 	}
 }
 
-// jsonEqual compares two JSON texts by value: PostgreSQL's jsonb reorders
-// keys, so stored bodies come back equal but not byte-identical.
+// jsonEqual compares two JSON texts by value: flexd stores an epoch body in
+// its canonical form (decoded and encoded again), so it comes back equal to
+// the posted body but not byte-identical.
 func jsonEqual(t testing.TB, a, b []byte) bool {
 	t.Helper()
 	var x, y any

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"cmp"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -30,7 +34,8 @@ func newSimulateCmd() *cobra.Command {
 		Short: "Compare allocation policies by simulation",
 		Long: "Compare flexd's allocation policies by simulation: `study` reproduces the\n" +
 			"synthetic experiments of FLEX section 4.1 (each policy against OPT), and\n" +
-			"`trace` converts a SWIM workload trace into jobs and summarises it.",
+			"`trace` converts a SWIM workload trace into jobs and summarises it, and `run`\n" +
+			"runs policies and ratio modes side by side on a closed-loop cluster.",
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newSimulateStudyCmd(), newSimulateTraceCmd(), newSimulateRunCmd())
@@ -214,6 +219,14 @@ func (c convFlags) String() string {
 		c.blockMB, c.mapMBps, c.reduceMBps, c.reduceMB, c.minTask)
 }
 
+// conversion is the flags' constants in bytes.
+func (c convFlags) conversion() swim.Conversion {
+	return swim.Conversion{
+		BlockBytes: c.blockMB * swim.MiB, MapRate: c.mapMBps * swim.MiB, ReduceRate: c.reduceMBps * swim.MiB,
+		ReduceBytes: c.reduceMB * swim.MiB, MinTaskWork: c.minTask,
+	}
+}
+
 // readTrace validates the constants and reads a SWIM trace with them.
 func (c convFlags) readTrace(path string) ([]swim.Job, error) {
 	for _, f := range []struct {
@@ -230,10 +243,7 @@ func (c convFlags) readTrace(path string) ([]swim.Job, error) {
 		return nil, usageError{err}
 	}
 	defer f.Close()
-	jobs, err := swim.Read(f, swim.Conversion{
-		BlockBytes: c.blockMB * swim.MiB, MapRate: c.mapMBps * swim.MiB, ReduceRate: c.reduceMBps * swim.MiB,
-		ReduceBytes: c.reduceMB * swim.MiB, MinTaskWork: c.minTask,
-	})
+	jobs, err := swim.Read(f, c.conversion())
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", path, err)}
 	}
@@ -269,66 +279,391 @@ func newSimulateTraceCmd() *cobra.Command {
 	return cmd
 }
 
+// runFlags are the flags of `flexd simulate run`.
+type runFlags struct {
+	conv                               convFlags
+	workload, trace, metric, format    string
+	jobs, mapSlots, reduceSlots, pools int
+	index, staticStep                  int
+	epoch, minShare, bandwidthMB       float64
+	compress, lambda, mapHeavy, unit   float64
+	reduceShare                        float64
+	policies, ratios, omos             []string
+	slowstarts                         []float64
+	seed                               uint64
+	quiet, perJob                      bool
+	bandwidthSet                       bool
+}
+
+// The workloads `simulate run` knows.
+var runWorkloads = []string{"swim", "flex41", "table44", "mixed"}
+
+// defaultTrace is the SWIM sample shipped with the repository.
+const defaultTrace = "sim/testdata/swim/FB-2009_samples_24_times_1hr_0.tsv"
+
 func newSimulateRunCmd() *cobra.Command {
-	var conv convFlags
-	var n, mapSlots, reduceSlots int
-	var epoch, minShare float64
-	var policies []string
-	var metric string
+	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run FILE",
-		Short: "Closed-loop simulation of a SWIM trace under each policy",
-		Long: "Replay the first --jobs jobs of a SWIM trace on a cluster of --map-slots and\n" +
-			"--reduce-slots, re-dividing the slots with each policy every --epoch seconds\n" +
-			"and at every phase completion (true remaining work; reduce after map), and\n" +
-			"report realised mean response time, mean and max stretch and makespan.",
-		Example: "  flexd simulate run sim/testdata/swim/FB-2009_samples_24_times_1hr_0.tsv --jobs 200",
-		Args:    cobra.ExactArgs(1),
+		Use:   "run [TRACE]",
+		Short: "Closed-loop simulation: policies, ratio modes and OMO side by side",
+		Long: "Simulate a MapReduce cluster in continuous time, deciding every --epoch seconds\n" +
+			"and at every phase completion with epoch.Decide, exactly as the server does:\n" +
+			"the policy (flex, fair, fifo), the ratio mode (static, pi_dhsa, pd_dhsa, fresh)\n" +
+			"and OMO (lazy start, batch finish) on the true remaining work. A reduce phase\n" +
+			"is offered once --slowstart of its maps are done (Hadoop's baseline), or from\n" +
+			"the start under OMO's lazy start; its work includes receiving the map output\n" +
+			"at --bandwidth-mbps per reduce task, never faster than the maps produce it.\n" +
+			"Every combination of --policies, --ratio, --omo and --slowstart runs (on all\n" +
+			"cores, deterministically); OMO is skipped on the static split and slowstart\n" +
+			"under lazy start. --static-sweep N adds, per policy and slowstart, the best\n" +
+			"static split of the same total slots in steps of N map slots.\n\n" +
+			"Workloads: swim (the SWIM trace, TRACE or --trace, first --jobs jobs, submit\n" +
+			"times divided by --compress), flex41 (FLEX 4.1 instance --index with Poisson\n" +
+			"arrivals of mean --lambda s, one generator unit = --unit s), table44 (the\n" +
+			"dissertation's 8 Terasort jobs, 80 map and 2 reduce tasks, 20 GiB shuffle each,\n" +
+			"2 s apart) and mixed (map-heavy and reduce-heavy jobs, --map-heavy share,\n" +
+			"Poisson arrivals of mean --lambda s).",
+		Example: "  flexd simulate run --workload swim --jobs 300 --compress 20 --map-slots 60 --reduce-slots 30\n" +
+			"  flexd simulate run --workload table44 --map-slots 40 --reduce-slots 40 --ratio static,fresh --omo none,lazy+batch --slowstart 0.05,1\n" +
+			"  flexd simulate run --workload mixed --map-heavy 0.8 --ratio static,pi_dhsa,pd_dhsa --static-sweep 4 --format csv",
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if n < 1 || mapSlots < 1 || reduceSlots < 1 || !(epoch > 0) || !(minShare >= 0 && minShare <= 1) {
-				return usageError{errors.New("--jobs, --map-slots and --reduce-slots must be >= 1, --epoch > 0, --min-share in [0, 1]")}
+			if len(args) == 1 {
+				f.trace = args[0]
 			}
-			info, ok := penalty.Lookup(penalty.Metric(metric))
-			if !ok || info.NeedsDeadline || info.NeedsSLA {
-				return usageError{fmt.Errorf("--metric %q: want a metric without deadlines or SLAs (traces carry none)", metric)}
-			}
-			tjobs, err := conv.readTrace(args[0])
-			if err != nil {
-				return err
-			}
-			tjobs = tjobs[:min(n, len(tjobs))]
-			jobs := make([]cluster.Job, len(tjobs))
-			for i, j := range tjobs {
-				jobs[i] = cluster.Job{ID: fmt.Sprintf("%s@%d", j.Name, j.Line), Arrival: j.Submit, MapWork: j.MapWork,
-					ReduceWork: j.ReduceWork, MapTasks: j.MapTasks, ReduceTasks: j.ReduceTasks, Weight: 1}
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%d jobs, %d map + %d reduce slots, epoch %g s, metric %s, min share %g\nconstants: %s\n",
-				len(jobs), mapSlots, reduceSlots, epoch, metric, minShare, conv)
-			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "policy\tmean response (s)\tmean stretch\tmax stretch\tmakespan (s)\tdecisions")
-			for _, pol := range policies {
-				if _, ok := solver.ByName(pol); !ok || pol == "" {
-					return usageError{fmt.Errorf("--policies: unknown policy %q", pol)}
-				}
-				rep, err := cluster.Run(cluster.Config{MapSlots: mapSlots, ReduceSlots: reduceSlots, Epoch: epoch,
-					Policy: pol, Metric: penalty.Metric(metric), MinShare: minShare}, jobs)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(tw, "%s\t%.1f\t%.3f\t%.3f\t%.1f\t%d\n", pol, rep.MeanResponse, rep.MeanStretch, rep.MaxStretch, rep.Makespan, rep.Decisions)
-			}
-			return tw.Flush()
+			f.bandwidthSet = cmd.Flags().Changed("bandwidth-mbps")
+			return runRun(cmd, f)
 		},
 	}
 	fl := cmd.Flags()
-	conv.register(fl)
-	fl.IntVar(&n, "jobs", 200, "simulate the first N jobs of the trace")
-	fl.IntVar(&mapSlots, "map-slots", 100, "map slots")
-	fl.IntVar(&reduceSlots, "reduce-slots", 50, "reduce slots")
-	fl.Float64Var(&epoch, "epoch", 10, "seconds between scheduled decisions")
-	fl.Float64Var(&minShare, "min-share", 0.25, "share of each phase's slots guaranteed as minima, split evenly among its jobs")
-	fl.StringSliceVar(&policies, "policies", sim.DefaultPolicies(), "comma-separated policies")
-	fl.StringVar(&metric, "metric", string(penalty.AvgResponseTime), "the policies' objective")
+	f.conv.register(fl)
+	fl.StringVar(&f.workload, "workload", "swim", "workload: "+strings.Join(runWorkloads, "|"))
+	fl.StringVar(&f.trace, "trace", defaultTrace, "SWIM trace (workload swim)")
+	fl.IntVar(&f.jobs, "jobs", 0, "jobs (default: swim 200, flex41 the instance's 10, table44 8, mixed 20)")
+	fl.Float64Var(&f.compress, "compress", 1, "swim: divide submit times by this factor so jobs overlap")
+	fl.Float64Var(&f.lambda, "lambda", 30, "flex41, mixed: mean Poisson inter-arrival time, seconds (0: all at once)")
+	fl.Float64Var(&f.mapHeavy, "map-heavy", 0.5, "mixed: share of map-heavy jobs, in [0, 1]")
+	fl.IntVar(&f.pools, "pools", 2, "mixed: jobs go round-robin into this many PD-DHSA pools")
+	fl.IntVar(&f.index, "index", 0, "flex41: instance index of the seed's study")
+	fl.Float64Var(&f.unit, "unit", 60, "flex41: seconds per generator time unit")
+	fl.Float64Var(&f.reduceShare, "reduce-share", 0.3, "flex41: share of each job's work in its reduce phase")
+	fl.IntVar(&f.mapSlots, "map-slots", 40, "configured map slots")
+	fl.IntVar(&f.reduceSlots, "reduce-slots", 40, "configured reduce slots")
+	fl.Float64Var(&f.epoch, "epoch", 10, "seconds between scheduled decisions, T")
+	fl.Float64Var(&f.minShare, "min-share", 0, "share of each phase's slots guaranteed as minima, split evenly among its jobs")
+	fl.StringSliceVar(&f.policies, "policies", sim.DefaultPolicies(), "comma-separated policies, side by side")
+	fl.StringSliceVar(&f.ratios, "ratio", []string{"static"}, "comma-separated ratio modes: static|pi_dhsa|pd_dhsa|fresh")
+	fl.StringSliceVar(&f.omos, "omo", []string{"none"}, "comma-separated OMO settings: none|lazy|batch|lazy+batch")
+	fl.Float64SliceVar(&f.slowstarts, "slowstart", []float64{0.05}, "comma-separated shares of maps done before reduce starts (Hadoop default 0.05)")
+	fl.Float64Var(&f.bandwidthMB, "bandwidth-mbps", 50, "shuffle bandwidth per reduce task, MiB/s (swim default: --reduce-mbps, which the conversion's reduce work assumes)")
+	fl.IntVar(&f.staticStep, "static-sweep", 0, "add the best static split per policy and slowstart, trying every N-th map slot count (0: off)")
+	fl.StringVar(&f.metric, "metric", string(penalty.AvgResponseTime), "the policies' objective")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the generated workloads")
+	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(sim.Formats(), "|"))
+	fl.BoolVar(&f.perJob, "per-job", false, "also print every job's outcome per run")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
+	// TODO(chart): add --plot once cmd/flexd/chart.go (another engineer's
+	// chart helpers) lands: response time per job and slots over time.
 	return cmd
+}
+
+// runJobs builds the workload's jobs and says how, for the header.
+func runJobs(f runFlags) ([]cluster.Job, string, error) {
+	switch f.workload {
+	case "swim":
+		tjobs, err := f.conv.readTrace(f.trace)
+		if err != nil {
+			return nil, "", err
+		}
+		n := cmp.Or(f.jobs, 200)
+		if !(f.compress > 0) {
+			return nil, "", usageError{fmt.Errorf("--compress %v: want a positive factor", f.compress)}
+		}
+		jobs := cluster.FromSWIM(tjobs, f.conv.conversion(), n, f.compress)
+		return jobs, fmt.Sprintf("swim %s: first %d jobs, submit times / %g; constants: %s", f.trace, len(jobs), f.compress, f.conv), nil
+	case "flex41":
+		w := sim.DefaultWorkload()
+		w.Jobs = cmp.Or(f.jobs, w.Jobs)
+		w.Slots = f.mapSlots + f.reduceSlots
+		jobs, err := cluster.GenerateFLEX41(cluster.FLEX41{Workload: w, Index: f.index, Unit: f.unit, Lambda: f.lambda, ReduceShare: f.reduceShare}, f.seed)
+		if err != nil {
+			return nil, "", usageError{err}
+		}
+		return jobs, fmt.Sprintf("flex41: instance %d of seed %d, %d jobs on S=%d, unit %g s, lambda %g s, reduce share %g",
+			f.index, f.seed, len(jobs), w.Slots, f.unit, f.lambda, f.reduceShare), nil
+	case "table44":
+		jobs := cluster.GenerateTable44(cluster.Table44{Jobs: f.jobs})
+		return jobs, fmt.Sprintf("table44: %d Terasort jobs 2 s apart, 80 map tasks of 30 s, 2 reduce tasks of 60 s after a 20 GiB shuffle each", len(jobs)), nil
+	case "mixed":
+		jobs, err := cluster.GenerateMixed(cluster.Mixed{Jobs: f.jobs, MapHeavy: f.mapHeavy, Lambda: f.lambda, Pools: f.pools}, f.seed)
+		if err != nil {
+			return nil, "", usageError{err}
+		}
+		return jobs, fmt.Sprintf("mixed: %d jobs, map-heavy share %g, lambda %g s, %d pools, seed %d", len(jobs), f.mapHeavy, f.lambda, f.pools, f.seed), nil
+	}
+	return nil, "", usageError{fmt.Errorf("--workload %q: want one of %s", f.workload, strings.Join(runWorkloads, ", "))}
+}
+
+// omoSetting parses one --omo value.
+func omoSetting(s string) (cluster.OMOConfig, error) {
+	switch s {
+	case "none", "":
+		return cluster.OMOConfig{}, nil
+	case "lazy":
+		return cluster.OMOConfig{LazyStart: true}, nil
+	case "batch":
+		return cluster.OMOConfig{BatchFinish: true}, nil
+	case "lazy+batch", "batch+lazy", "omo":
+		return cluster.OMOConfig{LazyStart: true, BatchFinish: true}, nil
+	}
+	return cluster.OMOConfig{}, usageError{fmt.Errorf("--omo %q: want none, lazy, batch or lazy+batch", s)}
+}
+
+func omoName(o cluster.OMOConfig) string {
+	switch {
+	case o.LazyStart && o.BatchFinish:
+		return "lazy+batch"
+	case o.LazyStart:
+		return "lazy"
+	case o.BatchFinish:
+		return "batch"
+	}
+	return "none"
+}
+
+// runVariants is the cross product of the flags, without the combinations
+// that mean nothing (OMO on a static split; slowstart under lazy start).
+func runVariants(f runFlags, bandwidth float64) ([]cluster.Variant, error) {
+	var out []cluster.Variant
+	for _, pol := range f.policies {
+		if _, ok := solver.ByName(pol); !ok || pol == "" {
+			return nil, usageError{fmt.Errorf("--policies: unknown policy %q", pol)}
+		}
+		for _, mode := range f.ratios {
+			if !slices.Contains([]string{"static", "pi_dhsa", "pd_dhsa", "fresh"}, mode) {
+				return nil, usageError{fmt.Errorf("--ratio %q: want static, pi_dhsa, pd_dhsa or fresh", mode)}
+			}
+			for _, os := range f.omos {
+				o, err := omoSetting(os)
+				if err != nil {
+					return nil, err
+				}
+				if (o.LazyStart || o.BatchFinish) && mode == "static" {
+					continue
+				}
+				for x, ss := range f.slowstarts {
+					if !(ss >= 0 && ss <= 1) {
+						return nil, usageError{fmt.Errorf("--slowstart %v: want a share in [0, 1]", ss)}
+					}
+					if o.LazyStart && x > 0 {
+						break
+					}
+					cfg := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
+						Metric: penalty.Metric(f.metric), MinShare: f.minShare, Ratio: mode, OMO: o, Bandwidth: bandwidth, SlowStart: ss}
+					label := fmt.Sprintf("%s/%s/ss=%g", pol, mode, ss)
+					if o.LazyStart {
+						label = fmt.Sprintf("%s/%s/omo=%s", pol, mode, omoName(o))
+					} else if o.BatchFinish {
+						label += "/omo=batch"
+					}
+					out = append(out, cluster.Variant{Label: label, Config: cfg})
+				}
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageError{errors.New("no variant to run: OMO needs a ratio mode other than static")}
+	}
+	return out, nil
+}
+
+// runRow is one output row of `simulate run`.
+type runRow struct {
+	Label         string            `json:"label"`
+	Policy        string            `json:"policy"`
+	Ratio         string            `json:"ratio"`
+	OMO           string            `json:"omo"`
+	SlowStart     float64           `json:"slowstart"`
+	MapSlots      int               `json:"map_slots"`
+	ReduceSlots   int               `json:"reduce_slots"`
+	MeanResponse  float64           `json:"mean_response"`
+	Makespan      float64           `json:"makespan"`
+	MeanStretch   float64           `json:"mean_stretch"`
+	MaxStretch    float64           `json:"max_stretch"`
+	TardyJobs     *int              `json:"tardy_jobs,omitempty"`
+	Tardiness     *float64          `json:"total_tardiness,omitempty"`
+	SLACost       *float64          `json:"sla_cost,omitempty"`
+	Fairness      float64           `json:"fairness"`
+	EpochFairness float64           `json:"epoch_fairness"`
+	IdleReduce    float64           `json:"idle_reduce_slot_seconds"`
+	Decisions     int               `json:"decisions"`
+	Jobs          []cluster.Outcome `json:"jobs,omitempty"`
+}
+
+func rowOf(r cluster.Result, perJob bool) runRow {
+	c, rep := r.Variant.Config, r.Report
+	row := runRow{Label: r.Variant.Label, Policy: c.Policy, Ratio: c.Ratio, OMO: omoName(c.OMO), SlowStart: c.SlowStart,
+		MapSlots: c.MapSlots, ReduceSlots: c.ReduceSlots, MeanResponse: rep.MeanResponse, Makespan: rep.Makespan,
+		MeanStretch: rep.MeanStretch, MaxStretch: rep.MaxStretch, Fairness: rep.Fairness, EpochFairness: rep.EpochFairness,
+		IdleReduce: rep.IdleReduceSlotSeconds, Decisions: rep.Decisions}
+	if c.OMO.LazyStart {
+		row.SlowStart = math.NaN()
+	}
+	if rep.Deadlines {
+		row.TardyJobs, row.Tardiness, row.SLACost = &rep.TardyJobs, &rep.TotalTardiness, &rep.SLACost
+	}
+	if perJob {
+		row.Jobs = rep.Jobs
+	}
+	return row
+}
+
+func runRun(cmd *cobra.Command, f runFlags) error {
+	if !slices.Contains(sim.Formats(), f.format) {
+		return usageError{fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(sim.Formats(), ", "))}
+	}
+	if f.mapSlots < 1 || f.reduceSlots < 1 || !(f.epoch > 0) || !(f.minShare >= 0 && f.minShare <= 1) || f.jobs < 0 || f.staticStep < 0 {
+		return usageError{errors.New("--map-slots and --reduce-slots must be >= 1, --epoch > 0, --min-share in [0, 1], --jobs and --static-sweep >= 0")}
+	}
+	if _, ok := penalty.Lookup(penalty.Metric(f.metric)); !ok {
+		return usageError{fmt.Errorf("--metric: unknown metric %q", f.metric)}
+	}
+	jobs, desc, err := runJobs(f)
+	if err != nil {
+		return err
+	}
+	bandwidth := f.bandwidthMB * swim.MiB
+	if f.workload == "swim" && !f.bandwidthSet {
+		bandwidth = f.conv.reduceMBps * swim.MiB
+	}
+	if !(bandwidth >= 0) {
+		return usageError{fmt.Errorf("--bandwidth-mbps %v: want >= 0", f.bandwidthMB)}
+	}
+	variants, err := runVariants(f, bandwidth)
+	if err != nil {
+		return err
+	}
+	nMain := len(variants)
+	var groups [][2]int // [start, end) of each sweep group in variants
+	if f.staticStep > 0 {
+		for _, pol := range f.policies {
+			for _, ss := range f.slowstarts {
+				base := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
+					Metric: penalty.Metric(f.metric), MinShare: f.minShare, Bandwidth: bandwidth, SlowStart: ss}
+				vs := cluster.StaticSplits(base, f.staticStep, fmt.Sprintf("%s/static-best/ss=%g/", pol, ss))
+				groups = append(groups, [2]int{len(variants), len(variants) + len(vs)})
+				variants = append(variants, vs...)
+			}
+		}
+	}
+	bar := newLazyBar(cmd.ErrOrStderr(), f.quiet, "jobs")
+	results, err := cluster.RunAll(variants, jobs, 0, bar.set)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	rows := make([]runRow, 0, nMain+len(groups))
+	for _, r := range results[:nMain] {
+		rows = append(rows, rowOf(r, f.perJob))
+	}
+	for _, span := range groups {
+		best := cluster.Best(results[span[0]:span[1]])
+		row := rowOf(best, f.perJob)
+		row.Ratio = "static-best"
+		rows = append(rows, row)
+	}
+	out := cmd.OutOrStdout()
+	if f.format == "table" {
+		fmt.Fprintf(out, "%s\n%d map + %d reduce slots, epoch %g s, metric %s, min share %g, shuffle bandwidth %g MiB/s per reduce task\n",
+			desc, f.mapSlots, f.reduceSlots, f.epoch, f.metric, f.minShare, bandwidth/swim.MiB)
+	}
+	return writeRunRows(out, f.format, rows, f.perJob)
+}
+
+func writeRunRows(w io.Writer, format string, rows []runRow, perJob bool) error {
+	opt := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'f', 1, 64)
+	}
+	optInt := func(p *int) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.Itoa(*p)
+	}
+	switch format {
+	case "json":
+		for i := range rows {
+			if math.IsNaN(rows[i].SlowStart) {
+				rows[i].SlowStart = -1 // JSON has no NaN: -1 means lazy start decides
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	case "csv":
+		cw := csv.NewWriter(w)
+		head := []string{"label", "policy", "ratio", "omo", "slowstart", "map_slots", "reduce_slots", "mean_response", "makespan",
+			"mean_stretch", "max_stretch", "tardy_jobs", "total_tardiness", "sla_cost", "fairness", "epoch_fairness",
+			"idle_reduce_slot_seconds", "decisions"}
+		if perJob {
+			head = append(head, "job", "arrival", "map_done", "completion", "response", "stretch", "tardiness", "sla", "slot_seconds", "rate")
+		}
+		if err := cw.Write(head); err != nil {
+			return err
+		}
+		g := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		for _, r := range rows {
+			ss := g(r.SlowStart)
+			if math.IsNaN(r.SlowStart) {
+				ss = ""
+			}
+			rec := []string{r.Label, r.Policy, r.Ratio, r.OMO, ss, strconv.Itoa(r.MapSlots), strconv.Itoa(r.ReduceSlots),
+				g(r.MeanResponse), g(r.Makespan), g(r.MeanStretch), g(r.MaxStretch), strings.Trim(optInt(r.TardyJobs), "-"),
+				strings.Trim(opt(r.Tardiness), "-"), strings.Trim(opt(r.SLACost), "-"), g(r.Fairness), g(r.EpochFairness),
+				g(r.IdleReduce), strconv.Itoa(r.Decisions)}
+			if !perJob {
+				if err := cw.Write(rec); err != nil {
+					return err
+				}
+				continue
+			}
+			for _, j := range r.Jobs {
+				if err := cw.Write(append(slices.Clone(rec), j.ID, g(j.Arrival), g(j.MapDone), g(j.Completion), g(j.Response),
+					g(j.Stretch), g(j.Tardiness), g(j.SLACost), g(j.SlotSeconds), g(j.Rate))); err != nil {
+					return err
+				}
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "run\tslots m/r\tmean response (s)\tmakespan (s)\tmean stretch\tmax stretch\ttardy\ttardiness (s)\tsla cost\tjain\tepoch jain\tidle reduce (slot-s)\tdecisions")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.1f\t%.1f\t%.3f\t%.3f\t%s\t%s\t%s\t%.3f\t%.3f\t%.0f\t%d\n", r.Label, r.MapSlots, r.ReduceSlots,
+			r.MeanResponse, r.Makespan, r.MeanStretch, r.MaxStretch, optInt(r.TardyJobs), opt(r.Tardiness), opt(r.SLACost),
+			r.Fairness, r.EpochFairness, r.IdleReduce, r.Decisions)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if !perJob {
+		return nil
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "\n%s\n", r.Label)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "job\tarrival\tmap done\tcompletion\tresponse\tstretch\ttardiness\tsla\tslot-s\trate")
+		for _, j := range r.Jobs {
+			fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t%.1f\t%.3f\t%.0f\t%.2f\n", j.ID, j.Arrival, j.MapDone, j.Completion,
+				j.Response, j.Stretch, j.Tardiness, j.SLACost, j.SlotSeconds, j.Rate)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

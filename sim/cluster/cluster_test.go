@@ -39,6 +39,27 @@ func TestRun(t *testing.T) {
 			[]Job{{ID: "a", Arrival: 5, MapWork: 8, MapTasks: 4}},
 			[]Outcome{{ID: "a", Arrival: 5, MapDone: 12, Completion: 12, Response: 7, Stretch: 3.5}},
 		},
+		// Shuffle 40 slot-seconds (40 bytes at 1 byte/s) on 2 reduce slots:
+		// with slowstart 0 it keeps pace with the maps (10 s at 4 slots
+		// produce the output at 4 slot-s/s, the reduce takes it at 2), so it
+		// ends at 20 s, then 2 s of computing.
+		"an early shuffle overlaps the maps": {
+			Config{MapSlots: 4, ReduceSlots: 2, Epoch: 100, Policy: "fifo", Bandwidth: 1},
+			[]Job{{ID: "a", MapWork: 40, MapTasks: 4, ShuffleBytes: 40, ReduceWork: 4, ReduceTasks: 2}},
+			[]Outcome{{ID: "a", MapDone: 10, Completion: 22, Response: 22, Stretch: 22.0 / 32}},
+		},
+		"slowstart 1 shuffles after the maps": {
+			Config{MapSlots: 4, ReduceSlots: 2, Epoch: 100, Policy: "fifo", Bandwidth: 1, SlowStart: 1},
+			[]Job{{ID: "a", MapWork: 40, MapTasks: 4, ShuffleBytes: 40, ReduceWork: 4, ReduceTasks: 2}},
+			[]Outcome{{ID: "a", MapDone: 10, Completion: 32, Response: 32, Stretch: 32.0 / 32}},
+		},
+		// Slow maps (1 slot): the reduce catches up with them and idles;
+		// it cannot finish before the map phase does.
+		"a reduce cannot outrun its maps": {
+			Config{MapSlots: 1, ReduceSlots: 2, Epoch: 100, Policy: "fifo", Bandwidth: 1},
+			[]Job{{ID: "a", MapWork: 10, MapTasks: 1, ShuffleBytes: 2, ReduceWork: 2, ReduceTasks: 2}},
+			[]Outcome{{ID: "a", MapDone: 10, Completion: 11, Response: 11, Stretch: 11.0 / 12}},
+		},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -46,22 +67,45 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(c.want, rep.Jobs, cmpopts.EquateApprox(1e-9, 1e-9)); diff != "" {
+			if diff := cmp.Diff(c.want, rep.Jobs, cmpopts.EquateApprox(1e-9, 1e-9),
+				cmpopts.IgnoreFields(Outcome{}, "SlotSeconds", "Rate")); diff != "" {
 				t.Errorf("outcomes (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
+func TestRunAccounts(t *testing.T) {
+	// One job alone: its slots are held the whole time, so its rate is the
+	// slots it held, and Jain's index over one job is 1. The reduce slots
+	// idle while the maps (1 slot) produce output slower than 2 slots take it.
+	rep, err := Run(Config{MapSlots: 1, ReduceSlots: 2, Epoch: 100, Policy: "fifo", Bandwidth: 1},
+		[]Job{{ID: "a", MapWork: 10, MapTasks: 1, ShuffleBytes: 2, ReduceWork: 2, ReduceTasks: 2, HasDeadline: true, Deadline: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := rep.Jobs[0]
+	if o.SlotSeconds != 10*1+11*2 || rep.Fairness != 1 || rep.IdleReduceSlotSeconds < 17.9 || rep.IdleReduceSlotSeconds > 18.1 {
+		t.Errorf("slot-seconds %g (want 32), fairness %g (want 1), idle reduce %g (want 18)", o.SlotSeconds, rep.Fairness, rep.IdleReduceSlotSeconds)
+	}
+	if !rep.Deadlines || rep.TardyJobs != 1 || rep.TotalTardiness != 6 {
+		t.Errorf("deadlines %v, tardy %d, tardiness %g: want true, 1, 6", rep.Deadlines, rep.TardyJobs, rep.TotalTardiness)
+	}
+}
+
 func TestRunRejects(t *testing.T) {
+	ok := []Job{{ID: "a", MapWork: 1, MapTasks: 1}}
 	cases := map[string]struct {
 		cfg  Config
 		jobs []Job
 	}{
-		"unknown policy": {Config{MapSlots: 1, ReduceSlots: 1, Policy: "lifo"}, nil},
-		"no slots":       {Config{MapSlots: 0, ReduceSlots: 1}, nil},
-		"no map work":    {Config{MapSlots: 1, ReduceSlots: 1}, []Job{{ID: "a", MapTasks: 1}}},
-		"reduce no task": {Config{MapSlots: 1, ReduceSlots: 1}, []Job{{ID: "a", MapWork: 1, MapTasks: 1, ReduceWork: 1}}},
+		"unknown policy":               {Config{MapSlots: 1, ReduceSlots: 1, Policy: "lifo"}, nil},
+		"no slots":                     {Config{MapSlots: 0, ReduceSlots: 1}, nil},
+		"no map work":                  {Config{MapSlots: 1, ReduceSlots: 1}, []Job{{ID: "a", MapTasks: 1}}},
+		"reduce no task":               {Config{MapSlots: 1, ReduceSlots: 1}, []Job{{ID: "a", MapWork: 1, MapTasks: 1, ReduceWork: 1}}},
+		"slowstart above 1":            {Config{MapSlots: 1, ReduceSlots: 1, SlowStart: 1.5}, ok},
+		"omo on a static split":        {Config{MapSlots: 1, ReduceSlots: 1, OMO: OMOConfig{BatchFinish: true}}, ok},
+		"lazy start without bandwidth": {Config{MapSlots: 1, ReduceSlots: 1, Ratio: "fresh", OMO: OMOConfig{LazyStart: true}}, ok},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -69,5 +113,32 @@ func TestRunRejects(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+func TestRunAllIsDeterministic(t *testing.T) {
+	jobs, err := GenerateMixed(Mixed{Jobs: 8, MapHeavy: 0.5, Lambda: 5, Pools: 2}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vs []Variant
+	for _, mode := range []string{"static", "pi_dhsa", "pd_dhsa", "fresh"} {
+		vs = append(vs, Variant{Label: mode, Config: Config{MapSlots: 10, ReduceSlots: 10, Ratio: mode, Bandwidth: 64 << 20, SlowStart: 0.05}})
+	}
+	vs = append(vs, Variant{Label: "omo", Config: Config{MapSlots: 10, ReduceSlots: 10, Ratio: "fresh", Bandwidth: 64 << 20,
+		OMO: OMOConfig{LazyStart: true, BatchFinish: true}}})
+	one, err := RunAll(vs, jobs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := RunAll(vs, jobs, 2, func(int, int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range one {
+		one[i].Variant.Config.Progress, two[i].Variant.Config.Progress = nil, nil
+	}
+	if diff := cmp.Diff(one, two); diff != "" {
+		t.Errorf("1 worker vs 2 workers (-one +two):\n%s", diff)
 	}
 }

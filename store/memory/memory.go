@@ -276,6 +276,27 @@ func (s *Store) LatestState(ctx context.Context, clusterName string) (store.Stat
 	return st, nil
 }
 
+// StartEpoch returns the cluster's state and, when (cluster, epoch) is
+// stored, its record: what the API reads before deciding an epoch.
+func (s *Store) StartEpoch(ctx context.Context, clusterName string, epoch int64) (store.Start, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Start{}, fmt.Errorf("start epoch: %w", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := s.clusters[clusterName]
+	if c == nil {
+		return store.Start{}, nil
+	}
+	out := store.Start{State: c.state}
+	out.State.State = bytes.Clone(c.state.State)
+	if i, ok := c.find(epoch); ok {
+		rec := clone(c.epochs[i])
+		out.Stored = &rec
+	}
+	return out, nil
+}
+
 // Prune deletes the epochs saved before olderThan and returns how many. The
 // batch size is ignored: memory has no locks worth keeping short.
 func (s *Store) Prune(ctx context.Context, olderThan time.Time, _ int) (int, error) {

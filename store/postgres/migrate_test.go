@@ -47,7 +47,7 @@ func TestMigrationsRoundTrip(t *testing.T) {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	all := []string{"cluster_state", "epoch_allocations", "epochs", "tokens"}
+	all := []string{"cluster_state", "epochs", "tokens"}
 	steps := []struct {
 		name       string
 		run        func() error

@@ -2,10 +2,11 @@
 // caller builds (in cmd/flexd) and closes. It also applies the schema in
 // package migrations (see Migrator).
 //
-// Every save is one transaction that locks the cluster's state row, checks
-// idempotency and the epoch guard, and writes the epoch, its allocations and
-// the new state together; that row lock plus the (cluster, epoch) primary
-// key are what stop two replicas from losing an update. Errors are
+// Every save is one statement (so one round trip and one transaction) that
+// advances the cluster's state row only from the epoch the caller read and
+// writes the epoch, its allocations and the new state together; that guarded
+// update plus the (cluster, epoch) primary key are what stop two replicas
+// from losing an update. Errors are
 // translated at this boundary: pgx.ErrNoRows becomes store.ErrNotFound and
 // unique violations store.ErrConflict; times come back in UTC.
 package postgres
@@ -55,41 +56,104 @@ func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, now: time.Now}
 }
 
-// recordColumns reads a whole record, allocations included, as one row:
-// the allocations are aggregated per epoch, in the byte order of job id and
-// phase (COLLATE "C", matching Go's string comparison in store/memory).
+// recordColumns reads a whole record, allocations included, as one row.
 const recordColumns = `e.cluster, e.epoch, e.decision_id, e.request_hash, e.request, e.decision, e.state, e.created_at,
-	COALESCE((SELECT jsonb_agg(jsonb_build_array(a.job_id, a.phase, a.slots, a.reason)
-	                           ORDER BY a.job_id COLLATE "C", a.phase COLLATE "C")
-	          FROM epoch_allocations a WHERE a.cluster = e.cluster AND a.epoch = e.epoch), '[]'::jsonb)`
+	e.alloc_jobs, e.alloc_phases, e.alloc_slots, e.alloc_reasons`
 
 // scanRecord reads a row selected with recordColumns.
 func scanRecord(row pgx.Row) (store.Record, error) {
 	var (
-		r      store.Record
-		allocs []json.RawMessage
+		r                     store.Record
+		jobs, phases, reasons []string
+		slots                 []int32
+		request, decision     []byte
+		state                 []byte
 	)
-	if err := row.Scan(&r.Cluster, &r.Epoch, &r.DecisionID, &r.RequestHash, &r.Request, &r.Decision, &r.State, &r.CreatedAt, &allocs); err != nil {
+	// json columns are scanned as bytes: pgx would otherwise decode them
+	// into Go values. Bytes scanned here are the row's own copy.
+	if err := row.Scan(&r.Cluster, &r.Epoch, &r.DecisionID, &r.RequestHash, &request, &decision, &state, &r.CreatedAt,
+		&jobs, &phases, &slots, &reasons); err != nil {
 		return store.Record{}, err // callers wrap, and map ErrNoRows
 	}
-	r.CreatedAt = r.CreatedAt.UTC()
-	r.Allocations = make([]store.Allocation, 0, len(allocs))
-	for _, raw := range allocs {
-		var a store.Allocation
-		fields := []any{&a.JobID, &a.Phase, &a.Slots, &a.Reason}
-		if err := json.Unmarshal(raw, &fields); err != nil {
-			return store.Record{}, fmt.Errorf("decoding allocation of epoch %d: %w", r.Epoch, err)
-		}
-		r.Allocations = append(r.Allocations, a)
+	r.Request, r.Decision = request, decision
+	if state != nil {
+		r.State = state
 	}
-	if len(r.Allocations) == 0 {
-		r.Allocations = nil // as saved: an epoch without allocations has none
+	r.CreatedAt = r.CreatedAt.UTC()
+	if len(phases) != len(jobs) || len(slots) != len(jobs) || len(reasons) != len(jobs) {
+		return store.Record{}, fmt.Errorf("epoch %d: allocation arrays of unequal lengths %d, %d, %d, %d",
+			r.Epoch, len(jobs), len(phases), len(slots), len(reasons))
+	}
+	if len(jobs) > 0 { // as saved: an epoch without allocations has none
+		r.Allocations = make([]store.Allocation, len(jobs))
+		for i := range jobs {
+			r.Allocations[i] = store.Allocation{JobID: jobs[i], Phase: phases[i], Slots: int(slots[i]), Reason: reasons[i]}
+		}
 	}
 	return r, nil
 }
 
+// StartEpoch reads, in one round trip, the cluster's state and the record
+// of (cluster, epoch) if it is stored: what the API needs before deciding.
+func (s *Store) StartEpoch(ctx context.Context, cluster string, epoch int64) (store.Start, error) {
+	var out store.Start
+	b := &pgx.Batch{}
+	b.Queue(`SELECT epoch, state FROM cluster_state WHERE cluster = $1`, cluster)
+	b.Queue(`SELECT `+recordColumns+` FROM epochs e WHERE e.cluster = $1 AND e.epoch = $2`, cluster, epoch)
+	br := s.pool.SendBatch(ctx, b)
+	var state []byte
+	err := br.QueryRow().Scan(&out.State.Epoch, &state)
+	switch {
+	case err == nil:
+		out.State.Found = true
+		if state != nil {
+			out.State.State = state
+		}
+	case !errors.Is(err, pgx.ErrNoRows):
+		return store.Start{}, errors.Join(fmt.Errorf("start epoch %d of cluster %q: reading state: %w", epoch, cluster, err), br.Close())
+	}
+	rec, err := scanRecord(br.QueryRow())
+	switch {
+	case err == nil:
+		out.Stored = &rec
+	case !errors.Is(err, pgx.ErrNoRows):
+		return store.Start{}, errors.Join(fmt.Errorf("start epoch %d of cluster %q: reading stored epoch: %w", epoch, cluster, err), br.Close())
+	}
+	if err := br.Close(); err != nil {
+		return store.Start{}, fmt.Errorf("start epoch %d of cluster %q: %w", epoch, cluster, err)
+	}
+	return out, nil
+}
+
+// saveSQL writes an epoch in one statement, so one round trip and one
+// (implicit) transaction: it advances the cluster's state row from
+// prevStateEpoch ($9) to the new epoch, creating the row when prevStateEpoch
+// is 0 and there is none, and inserts the epoch only if that succeeded.
+// The UPDATE's WHERE is re-checked after waiting on a concurrent writer's
+// row lock (READ COMMITTED), and a concurrent first insert makes ON
+// CONFLICT DO NOTHING wait and then do nothing, so two writers can never
+// both advance the same state. It returns whether the epoch was written;
+// when not, SaveEpoch finds out why.
+const saveSQL = `WITH upd AS (
+	UPDATE cluster_state SET epoch = $2, state = $7, updated_at = $8
+	WHERE cluster = $1 AND epoch = $9 AND epoch < $2
+	RETURNING 1
+), ins AS (
+	INSERT INTO cluster_state (cluster, epoch, state, updated_at)
+	SELECT $1, $2, $7, $8 WHERE $9 = 0
+	ON CONFLICT (cluster) DO NOTHING
+	RETURNING 1
+), ep AS (
+	INSERT INTO epochs (cluster, epoch, decision_id, request_hash, request, decision, state, created_at,
+	                    alloc_jobs, alloc_phases, alloc_slots, alloc_reasons)
+	SELECT $1, $2, $3, $4, $5, $6, $7, $8, $10, $11, $12, $13
+	WHERE EXISTS (SELECT 1 FROM upd) OR EXISTS (SELECT 1 FROM ins)
+	RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM ep)`
+
 // SaveEpoch stores rec and advances the cluster's state from prevStateEpoch
-// to rec.Epoch, in one transaction. If (cluster, epoch) is stored already it
+// to rec.Epoch, atomically. If (cluster, epoch) is stored already it
 // returns the stored record and replay true when the request hashes match,
 // and store.ErrConflict otherwise; an epoch at or below the cluster's latest
 // that was never stored (or was pruned) is store.ErrConflict; a cluster whose
@@ -126,98 +190,53 @@ func (s *Store) SaveEpoch(ctx context.Context, rec store.Record, prevStateEpoch 
 	}
 }
 
-// saveOnce is one attempt at SaveEpoch: four round trips (begin, a batch
-// that locks and reads, a batch that writes, commit) whatever the number of
-// jobs, which is what keeps hundreds of saves a second cheap.
-func (s *Store) saveOnce(ctx context.Context, rec store.Record, prevStateEpoch int64) (out store.Record, replay bool, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// Lock the state row first: a concurrent save of this cluster waits
-		// here. The read after it runs once the lock is held, with a fresh
-		// snapshot (READ COMMITTED), so it sees everything the winner
-		// committed.
-		reads := &pgx.Batch{}
-		reads.Queue(`SELECT epoch FROM cluster_state WHERE cluster = $1 FOR UPDATE`, rec.Cluster)
-		reads.Queue(`SELECT `+recordColumns+` FROM epochs e WHERE e.cluster = $1 AND e.epoch = $2`, rec.Cluster, rec.Epoch)
-		br := tx.SendBatch(ctx, reads)
-		var latest int64
-		found := true
-		err := br.QueryRow().Scan(&latest)
-		if errors.Is(err, pgx.ErrNoRows) {
-			found = false
-		} else if err != nil {
-			return errors.Join(fmt.Errorf("locking cluster state: %w", err), br.Close())
-		}
-		stored, storedErr := scanRecord(br.QueryRow())
-		if err := br.Close(); err != nil {
-			return fmt.Errorf("reading cluster state: %w", err)
-		}
-		switch {
-		case storedErr == nil:
-			if stored.RequestHash != rec.RequestHash {
-				return fmt.Errorf("stored with a different request: %w", store.ErrConflict)
-			}
-			out, replay = stored, true
-			return nil
-		case !errors.Is(storedErr, pgx.ErrNoRows):
-			return fmt.Errorf("reading stored epoch: %w", storedErr)
-		}
-
-		switch {
-		case found && rec.Epoch <= latest:
-			return fmt.Errorf("at or below latest epoch %d and never stored: %w", latest, store.ErrConflict)
-		case !found && prevStateEpoch != 0:
-			return fmt.Errorf("expected state at epoch %d, cluster has none: %w", prevStateEpoch, store.ErrStaleState)
-		case found && latest != prevStateEpoch:
-			return fmt.Errorf("expected state at epoch %d, found %d: %w", prevStateEpoch, latest, store.ErrStaleState)
-		}
-
-		writes := &pgx.Batch{}
-		writes.Queue(`INSERT INTO epochs (cluster, epoch, decision_id, request_hash, request, decision, state, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			rec.Cluster, rec.Epoch, rec.DecisionID, rec.RequestHash, jsonArg(rec.Request), jsonArg(rec.Decision), jsonArg(rec.State), rec.CreatedAt)
-		if n := len(rec.Allocations); n > 0 {
-			// One statement for all jobs: columns as arrays, unnested.
-			jobs, phases, reasons := make([]string, n), make([]string, n), make([]string, n)
-			slots := make([]int32, n)
-			for i, a := range rec.Allocations {
-				jobs[i], phases[i], slots[i], reasons[i] = a.JobID, a.Phase, int32(a.Slots), a.Reason
-			}
-			writes.Queue(`INSERT INTO epoch_allocations (cluster, epoch, job_id, phase, slots, reason)
-				SELECT $1, $2, u.job_id, u.phase, u.slots, u.reason
-				FROM unnest($3::text[], $4::text[], $5::integer[], $6::text[]) AS u(job_id, phase, slots, reason)`,
-				rec.Cluster, rec.Epoch, jobs, phases, slots, reasons)
-		}
-		if found {
-			writes.Queue(`UPDATE cluster_state SET epoch = $2, state = $3, updated_at = $4 WHERE cluster = $1 AND epoch = $5`,
-				rec.Cluster, rec.Epoch, jsonArg(rec.State), rec.CreatedAt, prevStateEpoch)
-		} else {
-			// A concurrent first save of this cluster makes this fail on the
-			// primary key: SaveEpoch retries and then sees its row.
-			writes.Queue(`INSERT INTO cluster_state (cluster, epoch, state, updated_at) VALUES ($1, $2, $3, $4)`,
-				rec.Cluster, rec.Epoch, jsonArg(rec.State), rec.CreatedAt)
-		}
-		br = tx.SendBatch(ctx, writes)
-		var tag pgconn.CommandTag
-		for i := range writes.Len() {
-			if tag, err = br.Exec(); err != nil {
-				return errors.Join(fmt.Errorf("writing epoch (statement %d): %w", i+1, err), br.Close())
-			}
-		}
-		if err := br.Close(); err != nil {
-			return fmt.Errorf("writing epoch: %w", err)
-		}
-		if tag.RowsAffected() != 1 {
-			// Unreachable while the row is locked; kept so that a change to
-			// the locking cannot silently lose an update.
-			return fmt.Errorf("updating cluster state: %w", store.ErrStaleState)
-		}
-		out = rec
-		return nil
-	})
-	return out, replay, err
+// saveOnce is one attempt at SaveEpoch: one round trip when the save goes
+// through (the common case), and one more read to say why when it does not.
+func (s *Store) saveOnce(ctx context.Context, rec store.Record, prevStateEpoch int64) (store.Record, bool, error) {
+	n := len(rec.Allocations)
+	jobs, phases, reasons := make([]string, n), make([]string, n), make([]string, n)
+	slots := make([]int32, n)
+	for i, a := range rec.Allocations {
+		jobs[i], phases[i], slots[i], reasons[i] = a.JobID, a.Phase, int32(a.Slots), a.Reason
+	}
+	var saved bool
+	err := s.pool.QueryRow(ctx, saveSQL,
+		rec.Cluster, rec.Epoch, rec.DecisionID, rec.RequestHash, jsonArg(rec.Request), jsonArg(rec.Decision),
+		jsonArg(rec.State), rec.CreatedAt, prevStateEpoch, jobs, phases, slots, reasons).Scan(&saved)
+	if err != nil && !isUniqueViolation(err) {
+		return store.Record{}, false, err
+	}
+	if err == nil && saved {
+		return rec, false, nil
+	}
+	// Not written (or the epoch's key was taken): a retry, a clash or a
+	// stale state. Nothing was written, so reading outside the statement
+	// only decides which of them to report.
+	st, rerr := s.StartEpoch(ctx, rec.Cluster, rec.Epoch)
+	if rerr != nil {
+		return store.Record{}, false, errors.Join(err, rerr)
+	}
+	latest, found := st.State.Epoch, st.State.Found
+	switch {
+	case st.Stored != nil && st.Stored.RequestHash == rec.RequestHash:
+		return *st.Stored, true, nil
+	case st.Stored != nil:
+		return store.Record{}, false, fmt.Errorf("stored with a different request: %w", store.ErrConflict)
+	case found && rec.Epoch <= latest:
+		return store.Record{}, false, fmt.Errorf("at or below latest epoch %d and never stored: %w", latest, store.ErrConflict)
+	case !found && prevStateEpoch != 0:
+		return store.Record{}, false, fmt.Errorf("expected state at epoch %d, cluster has none: %w", prevStateEpoch, store.ErrStaleState)
+	case found && latest != prevStateEpoch:
+		return store.Record{}, false, fmt.Errorf("expected state at epoch %d, found %d: %w", prevStateEpoch, latest, store.ErrStaleState)
+	case err != nil:
+		return store.Record{}, false, err
+	}
+	// The state moved and came back between the statement and the read:
+	// say stale, and the caller re-reads and decides again.
+	return store.Record{}, false, fmt.Errorf("cluster state changed during the save: %w", store.ErrStaleState)
 }
 
-// jsonArg passes JSON to a jsonb parameter as text; nil becomes NULL.
+// jsonArg passes JSON to a json parameter as text; nil becomes NULL.
 func jsonArg(m json.RawMessage) any {
 	if m == nil {
 		return nil
@@ -261,7 +280,7 @@ func (s *Store) GetEpoch(ctx context.Context, cluster string, epoch int64) (stor
 
 // ListEpochs returns one page of a cluster's stored epochs, newest first,
 // and the cursor for the next page (nil on the last page): pass it back as
-// q.Before. A job filter walks the (cluster, job_id, epoch) index.
+// q.Before. A job filter uses the GIN index on alloc_jobs.
 func (s *Store) ListEpochs(ctx context.Context, cluster string, q store.Query) ([]store.Record, *int64, error) {
 	limit := q.PageSize()
 	where := []string{"e.cluster = $1"}
@@ -280,7 +299,7 @@ func (s *Store) ListEpochs(ctx context.Context, cluster string, q store.Query) (
 		add("e.epoch < $?", *q.Before)
 	}
 	if q.JobID != "" {
-		add("EXISTS (SELECT 1 FROM epoch_allocations f WHERE f.cluster = e.cluster AND f.job_id = $? AND f.epoch = e.epoch)", q.JobID)
+		add("e.alloc_jobs @> ARRAY[$?::text]", q.JobID)
 	}
 	args = append(args, limit+1) // one more than a page says whether there is a next
 	sql := `SELECT ` + recordColumns + ` FROM epochs e WHERE ` + strings.Join(where, " AND ") +
@@ -351,8 +370,8 @@ func (s *Store) LatestState(ctx context.Context, cluster string) (store.State, e
 	return st, nil
 }
 
-// Prune deletes the epochs saved before olderThan (their allocations
-// cascade), batch at a time (default store.DefaultPruneBatchSize) so no
+// Prune deletes the epochs saved before olderThan (their allocations are
+// on the same rows), batch at a time (default store.DefaultPruneBatchSize) so no
 // statement holds locks for long, and returns how many it deleted. Cluster
 // state rows are kept: they carry the latest epoch number.
 func (s *Store) Prune(ctx context.Context, olderThan time.Time, batch int) (int, error) {

@@ -31,6 +31,7 @@ type Store interface {
 	ListEpochs(ctx context.Context, cluster string, q store.Query) ([]store.Record, *int64, error)
 	StreamEpochs(ctx context.Context, cluster string, from, to *int64, fn func(store.Record) error) error
 	LatestState(ctx context.Context, cluster string) (store.State, error)
+	StartEpoch(ctx context.Context, cluster string, epoch int64) (store.Start, error)
 	Prune(ctx context.Context, olderThan time.Time, batch int) (int, error)
 	CreateToken(ctx context.Context, t store.Token) error
 	LookupToken(ctx context.Context, hash string) (store.Token, error)
@@ -51,15 +52,16 @@ func RunSuite(t *testing.T, newStore func(t *testing.T) Store) {
 		"same epoch and body replays the original":  testReplay,
 		"same epoch with another body conflicts":    testConflictChangedBody,
 		"epoch below latest never stored conflicts": testConflictBelowLatest,
-		"state guard":                       testStateGuard,
-		"concurrent writers lose no update": testConcurrentWriters,
-		"invalid records are rejected":      testInvalid,
-		"missing epoch and state":           testMissing,
-		"list pages newest first":           testListPaging,
-		"list filters":                      testListFilters,
-		"stream oldest first":               testStream,
-		"prune deletes only old epochs":     testPrune,
-		"tokens":                            testTokens,
+		"state guard":                        testStateGuard,
+		"concurrent writers lose no update":  testConcurrentWriters,
+		"invalid records are rejected":       testInvalid,
+		"missing epoch and state":            testMissing,
+		"list pages newest first":            testListPaging,
+		"list filters":                       testListFilters,
+		"stream oldest first":                testStream,
+		"start epoch reads state and stored": testStartEpoch,
+		"prune deletes only old epochs":      testPrune,
+		"tokens":                             testTokens,
 	}
 	for _, name := range slices.Sorted(maps.Keys(tests)) {
 		t.Run(name, func(t *testing.T) {
@@ -73,8 +75,8 @@ func RunSuite(t *testing.T, newStore func(t *testing.T) Store) {
 	}
 }
 
-// cmpOpts compares JSON by meaning: PostgreSQL's jsonb reorders keys and
-// drops whitespace.
+// cmpOpts compares JSON by meaning, so a backend may store it normalised
+// (jsonb, say, reorders keys and drops whitespace).
 var cmpOpts = cmp.Options{
 	cmp.Comparer(func(a, b json.RawMessage) bool {
 		if a == nil || b == nil {
@@ -420,6 +422,37 @@ func testInvalid(t *testing.T, s Store) {
 	}
 	if st, err := s.LatestState(t.Context(), "c1"); err != nil || st.Found {
 		t.Errorf("LatestState after invalid saves = %+v, %v; want none", st, err)
+	}
+}
+
+func testStartEpoch(t *testing.T, s Store) {
+	ctx := t.Context()
+	st, err := s.StartEpoch(ctx, "c1", 1)
+	if err != nil || st.State.Found || st.Stored != nil {
+		t.Fatalf("StartEpoch of an unknown cluster = %+v, %v; want nothing", st, err)
+	}
+	first := rec("c1", 1, "h1", "j1", "j2")
+	mustSave(t, s, first)
+	want, err := s.GetEpoch(ctx, "c1", 1)
+	if err != nil {
+		t.Fatalf("GetEpoch: %v", err)
+	}
+	st, err = s.StartEpoch(ctx, "c1", 1)
+	if err != nil {
+		t.Fatalf("StartEpoch(stored): %v", err)
+	}
+	if !st.State.Found || st.State.Epoch != 1 || st.Stored == nil {
+		t.Fatalf("StartEpoch(stored) = %+v; want state at 1 and the record", st)
+	}
+	if diff := cmp.Diff(want, *st.Stored, cmpOpts...); diff != "" {
+		t.Errorf("StartEpoch(stored).Stored differs from GetEpoch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(first.State, st.State.State, cmpOpts...); diff != "" {
+		t.Errorf("StartEpoch state (-want +got):\n%s", diff)
+	}
+	st, err = s.StartEpoch(ctx, "c1", 2)
+	if err != nil || !st.State.Found || st.State.Epoch != 1 || st.Stored != nil {
+		t.Errorf("StartEpoch(next) = %+v, %v; want state at 1 and no record", st, err)
 	}
 }
 
