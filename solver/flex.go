@@ -36,7 +36,8 @@ const (
 	searchJobEvaluations = 5_000
 	minSearchEvaluations = 4
 	maxSearchEvaluations = 600
-	plateauSearchFactor  = 4
+	plateauSearchFactor  = 2
+	maxPlateauBoostJobs  = 100
 	// defaultDPCells bounds the non-convex knapsack DP.
 	defaultDPCells = 50_000_000
 	// improveTol is the relative improvement a local-search move must make
@@ -74,7 +75,7 @@ func (Flex) Solve(p Problem) (Result, error) {
 	for _, o := range in.classicalOrders() {
 		try(o)
 	}
-	if ev.step {
+	if ev.step && len(in.jobs) <= maxAdmissionJobs {
 		for _, o := range ev.admissionOrders() {
 			try(o)
 		}
@@ -96,9 +97,10 @@ func (Flex) Solve(p Problem) (Result, error) {
 	budget := p.Options.SearchEvaluations
 	if budget == 0 {
 		budget = min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/len(in.jobs)))
-		if ev.plateau {
+		if ev.plateau && len(in.jobs) <= maxPlateauBoostJobs {
 			// Step, tardiness and minimax objectives tie on plateaus where
-			// local search stalls; the iterated kicks need more room.
+			// local search stalls; on small problems the iterated kicks get
+			// more room (on large ones a schedule costs too much for it).
 			budget *= plateauSearchFactor
 		}
 	}
@@ -162,8 +164,14 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int) scoredOrder {
 	n := len(best.o.order)
 	rng := rand.New(rand.NewPCG(uint64(n), 0x5eed))
 	kick := make([]int, n)
+	// The walk starts at the best order and moves to each new local
+	// optimum whose objective is no worse, ignoring the tie-breaker: on a
+	// plateau the tie-breaker can point away from the next step down, and
+	// walking the plateau finds it where always restarting from the best
+	// does not.
+	walk := best
 	for spent+2*n < budget {
-		copy(kick, best.o.order)
+		copy(kick, walk.o.order)
 		for range 2 {
 			a, b := rng.IntN(n), rng.IntN(n)
 			kick[a], kick[b] = kick[b], kick[a]
@@ -171,8 +179,11 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int) scoredOrder {
 		s0 := ev.score(kick)
 		order, s, used := ev.localSearch(kick, s0, budget-spent-1)
 		spent += used + 1
+		if cmpTol(s.value, walk.s.value) <= 0 {
+			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", order}, s}
+		}
 		if s.less(best.s) {
-			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", order}, s}
+			best = walk
 		}
 	}
 	return best
@@ -561,12 +572,13 @@ func (ev *evaluator) admissionOrders() []ordering {
 	in := ev.in
 	n := len(in.jobs)
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
-	due := func(k int) float64 {
+	deadline := func(k int) float64 {
 		if in.metrics[k] == penalty.SLACost && len(in.pj[k].SLA) > 0 {
-			return in.pj[k].SLA[0].Deadline - fastest(k)
+			return in.pj[k].SLA[0].Deadline
 		}
-		return in.pj[k].Deadline - fastest(k)
+		return in.pj[k].Deadline
 	}
+	due := func(k int) float64 { return deadline(k) - fastest(k) }
 	stake := func(k int) float64 {
 		switch in.metrics[k] {
 		case penalty.WeightedTardyJobs:
@@ -579,11 +591,7 @@ func (ev *evaluator) admissionOrders() []ordering {
 		}
 		return 1
 	}
-	byDue := sortedBy(n, due)
-	rank := make([]int, n)
-	for r, k := range byDue {
-		rank[k] = r
-	}
+	var byDue []int
 	admit := func(scheme string, priority []int) ordering {
 		front := make([]bool, n)
 		order := make([]int, 0, n)
@@ -602,23 +610,37 @@ func (ev *evaluator) admissionOrders() []ordering {
 		}
 		build()
 		best := ev.score(order)
-		for _, k := range priority {
-			front[k] = true
+		try := func() bool {
 			build()
 			if s := ev.score(order); s.less(best) {
 				best = s
-				continue
+				return true
 			}
-			front[k] = false
+			return false
+		}
+		for _, k := range priority {
+			front[k] = true
+			if !try() {
+				front[k] = false
+			}
 		}
 		build()
 		return ordering{scheme, append([]int(nil), order...)}
 	}
-	return []ordering{
-		admit("admission_stake", sortedBy(n, func(k int) float64 { return -stake(k) })),
-		admit("admission_density", sortedBy(n, func(k int) float64 { return -stake(k) / in.work[k] })),
-		admit("admission_due", byDue),
+	var out []ordering
+	// The front set runs in deadline order, less the fastest duration or
+	// not: which one meets more deadlines depends on the caps.
+	for _, key := range []struct {
+		name string
+		due  func(k int) float64
+	}{{"", due}, {"_edd", deadline}} {
+		byDue = sortedBy(n, key.due)
+		out = append(out,
+			admit("admission_stake"+key.name, sortedBy(n, func(k int) float64 { return -stake(k) })),
+			admit("admission_density"+key.name, sortedBy(n, func(k int) float64 { return -stake(k) / in.work[k] })),
+			admit("admission_due"+key.name, byDue))
 	}
+	return out
 }
 
 // thresholdOrders builds orders for minimax objectives by bisection on the
@@ -635,10 +657,7 @@ func (ev *evaluator) thresholdOrders(upper float64) []ordering {
 	if math.IsInf(upper, 0) || math.IsNaN(upper) {
 		return nil
 	}
-	iterations := thresholdIterations
-	if n > 2000 {
-		iterations = 8
-	}
+	iterations := min(thresholdIterations, max(2, searchJobEvaluations/(2*n)))
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
 	// The least conceivable value: every job alone at full speed from now.
 	lower := math.Inf(-1)
@@ -679,8 +698,14 @@ func (ev *evaluator) thresholdOrders(upper float64) []ordering {
 	return out
 }
 
-// thresholdIterations bounds each bisection of thresholdOrders.
+// thresholdIterations bounds each bisection of thresholdOrders; for large
+// J it shrinks so that the bisection costs about searchJobEvaluations job-
+// evaluations, like the local search.
 const thresholdIterations = 30
+
+// maxAdmissionJobs is the largest J for which admissionOrders runs: each of
+// its orders costs J schedules, O(J^2 log J) in all.
+const maxAdmissionJobs = 200
 
 // latest returns the latest completion time of job k whose penalty stays
 // within theta (+Inf when any time will do, the job's weight being 0).

@@ -66,8 +66,12 @@ func (in *instance) classicalOrders() []ordering {
 			fams["max"] = true
 		case penalty.AvgTardiness, penalty.WeightedTardiness, penalty.AvgLateness:
 			fams["due"], fams["flow"] = true, true
-		case penalty.MaxTardiness, penalty.MaxWeightedTardiness, penalty.MaxLateness, penalty.MaxWeightedLateness:
-			fams["due"], fams["max"] = true, true
+		case penalty.MaxTardiness, penalty.MaxLateness:
+			// The threshold bisection (thresholdOrders) covers minimax
+			// deadlines; the response-time "max" orders add little.
+			fams["due"] = true
+		case penalty.MaxWeightedTardiness, penalty.MaxWeightedLateness:
+			fams["due"], fams["weight"] = true, true
 		case penalty.TardyJobs, penalty.WeightedTardyJobs:
 			fams["due"], fams["tardy"] = true, true
 		case penalty.SLACost:
@@ -98,6 +102,9 @@ func (in *instance) classicalOrders() []ordering {
 		add("longest_first", func(k int) float64 { return -in.work[k] })
 		add("longest_isolated_first", func(k int) float64 { return -fastest(k) })
 		add("max_stretch", func(k int) float64 { return in.pj[k].Submitted + in.pj[k].Iso })
+	}
+	if fams["weight"] && !fams["max"] {
+		add("weight_desc", func(k int) float64 { return -w(k) })
 	}
 	if fams["due"] {
 		add("edd", deadline)
