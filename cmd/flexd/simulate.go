@@ -51,6 +51,7 @@ type studyFlags struct {
 	format, sweep          string
 	values                 []float64
 	quiet                  bool
+	plot                   string
 }
 
 func newSimulateStudyCmd() *cobra.Command {
@@ -86,6 +87,7 @@ func newSimulateStudyCmd() *cobra.Command {
 	fl.StringVar(&f.sweep, "sweep", "", "sweep a parameter, slack or small (Fig. 5a / 5b)")
 	fl.Float64SliceVar(&f.values, "values", nil, "sweep values (default: slack 0.05..0.95, small 0..0.9, steps of 0.1)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
+	fl.StringVar(&f.plot, "plot", "", "also draw the ratio chart (Fig. 5a/5b with --sweep, Fig. 5c without) to FILE.png or FILE.svg")
 	return cmd
 }
 
@@ -104,6 +106,11 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	}
 	if f.sweep == "" && len(f.values) > 0 {
 		return usageError{errors.New("--values needs --sweep")}
+	}
+	if f.plot != "" {
+		if err := checkPlotPath(f.plot); err != nil {
+			return usageError{fmt.Errorf("--plot: %w", err)}
+		}
 	}
 	cfg := sim.StudyConfig{
 		Workload:  sim.Workload{Jobs: f.jobs, Slots: f.slots, Small: f.small, Slack: f.slack},
@@ -148,7 +155,15 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	if err != nil {
 		return err
 	}
-	return sim.WriteRows(cmd.OutOrStdout(), f.format, rows)
+	if err := sim.WriteRows(cmd.OutOrStdout(), f.format, rows); err != nil {
+		return err
+	}
+	if f.plot != "" {
+		if err := plotStudy(f.plot, rows); err != nil {
+			return fmt.Errorf("--plot: %w", err)
+		}
+	}
+	return nil
 }
 
 // lazyBar is a progress bar on stderr that appears only when a run has
@@ -362,8 +377,6 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(sim.Formats(), "|"))
 	fl.BoolVar(&f.perJob, "per-job", false, "also print every job's outcome per run")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
-	// TODO(chart): add --plot once cmd/flexd/chart.go (another engineer's
-	// chart helpers) lands: response time per job and slots over time.
 	return cmd
 }
 
