@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/flexd/flexd/sim/cluster"
 	"slices"
 
 	"github.com/flexd/flexd/penalty"
@@ -68,6 +69,24 @@ func plotReplay(path string, rep epochlog.Report) error {
 	}
 	title := fmt.Sprintf("%s, epoch %d: map slots per job under %s", name, last.Epoch, pol)
 	if err := chart.WriteScheduleChart(path, chart.ScheduleOf(title, *res, dec.Budgets.Map), chart.ScheduleOptions{}); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
+
+// plotRun draws the slots each job held over a closed-loop run (map plus
+// reduce), FLEX Fig. 4's picture for a realised schedule.
+func plotRun(path string, res cluster.Result, jobs []cluster.Job, slots int) error {
+	tl := res.Report.Timeline
+	if tl == nil || len(tl.Intervals) == 0 {
+		return fmt.Errorf("--plot %s: %w: the run recorded no allocation", path, chart.ErrNoData)
+	}
+	ids := make([]string, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	title := fmt.Sprintf("%s: slots per job (map + reduce) over the run", res.Variant.Label)
+	if err := chart.WriteScheduleChart(path, chart.Schedule{Title: title, Jobs: ids, Plan: *tl, Slots: slots, XLabel: "time from the run's start (s)"}, chart.ScheduleOptions{}); err != nil {
 		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil

@@ -308,6 +308,7 @@ type runFlags struct {
 	seed                               uint64
 	quiet, perJob                      bool
 	bandwidthSet                       bool
+	plot                               string
 }
 
 // The workloads `simulate run` knows.
@@ -376,6 +377,7 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the generated workloads")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(sim.Formats(), "|"))
 	fl.BoolVar(&f.perJob, "per-job", false, "also print every job's outcome per run")
+	fl.StringVar(&f.plot, "plot", "", "also draw the first run's slots per job over time (FLEX Fig. 4's picture) to FILE.png or FILE.svg")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
 	return cmd
 }
@@ -541,6 +543,11 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 	if _, ok := penalty.Lookup(penalty.Metric(f.metric)); !ok {
 		return usageError{fmt.Errorf("--metric: unknown metric %q", f.metric)}
 	}
+	if f.plot != "" {
+		if err := checkPlotPath(f.plot); err != nil {
+			return usageError{fmt.Errorf("--plot: %w", err)}
+		}
+	}
 	jobs, desc, err := runJobs(f)
 	if err != nil {
 		return err
@@ -557,6 +564,9 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	nMain := len(variants)
+	if f.plot != "" && nMain > 0 {
+		variants[0].Config.Timeline = true // the chart shows the first run
+	}
 	var groups [][2]int // [start, end) of each sweep group in variants
 	if f.staticStep > 0 {
 		for _, pol := range f.policies {
@@ -590,7 +600,13 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 		fmt.Fprintf(out, "%s\n%d map + %d reduce slots, epoch %g s, metric %s, min share %g, shuffle bandwidth %g MiB/s per reduce task\n",
 			desc, f.mapSlots, f.reduceSlots, f.epoch, f.metric, f.minShare, bandwidth/swim.MiB)
 	}
-	return writeRunRows(out, f.format, rows, f.perJob)
+	if err := writeRunRows(out, f.format, rows, f.perJob); err != nil {
+		return err
+	}
+	if f.plot != "" && len(results) > 0 {
+		return plotRun(f.plot, results[0], jobs, f.mapSlots+f.reduceSlots)
+	}
+	return nil
 }
 
 func writeRunRows(w io.Writer, format string, rows []runRow, perJob bool) error {

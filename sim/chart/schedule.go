@@ -24,6 +24,8 @@ type Schedule struct {
 	Plan solver.Plan
 	// Slots, when positive, draws the phase's slots as a dashed line.
 	Slots int
+	// XLabel labels the time axis (default: time from the epoch's start).
+	XLabel string
 }
 
 // ScheduleOf is the schedule of a solver result: job ids from its
@@ -123,7 +125,7 @@ func RenderScheduleChart(w io.Writer, format string, s Schedule, opts ScheduleOp
 	}
 
 	t0 := s.Plan.Intervals[0].Start
-	f := newFigure(s.Title, "time from the epoch's start (s)", "slots")
+	f := newFigure(s.Title, cmp.Or(s.XLabel, "time from the epoch's start (s)"), "slots")
 	lower := make([]int, iv)
 	peak := 0
 	var thumbs []*plotter.Polygon

@@ -42,6 +42,7 @@ import (
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
+	"github.com/flexd/flexd/solver/mps"
 )
 
 // doneTol is the relative remaining work below which a phase counts as
@@ -127,6 +128,10 @@ type Config struct {
 	// Progress, when set, is called with the number of completed jobs
 	// after each completion (for a progress bar; it must not block).
 	Progress func(done int)
+	// Timeline asks for Report.Timeline: every job's slots (map plus
+	// reduce) over time, for the schedule chart. Off by default: it costs
+	// memory proportional to the decisions.
+	Timeline bool
 }
 
 // Outcome is one job's realised schedule.
@@ -173,6 +178,11 @@ type Report struct {
 	IdleReduceSlotSeconds float64
 	// Decisions counts the Decide calls.
 	Decisions int
+	// Timeline, with Config.Timeline, holds the slots each job held (map
+	// plus reduce) over the whole run as a delta-encoded plan indexed like
+	// Jobs (completions are the jobs' completion times), the picture of
+	// FLEX Fig. 4 for a realised run.
+	Timeline *mps.Plan
 }
 
 // job is one job's simulation state.
@@ -273,10 +283,21 @@ func Run(cfg Config, jobs []Job) (Report, error) {
 		return cmp.Or(cmp.Compare(a.Arrival, b.Arrival), cmp.Compare(a.ID, b.ID))
 	})
 	sim := &runner{cfg: cfg, jobs: order}
+	if cfg.Timeline {
+		sim.timeline = &mps.Plan{Completions: make([]float64, len(st)), First: make([]int, len(st))}
+		sim.held = make([]int, len(st))
+	}
 	if err := sim.loop(); err != nil {
 		return Report{}, err
 	}
-	return sim.report(st), nil
+	rep := sim.report(st)
+	if sim.timeline != nil {
+		for i, o := range rep.Jobs {
+			sim.timeline.Completions[i] = o.Completion
+		}
+		rep.Timeline = sim.timeline
+	}
+	return rep, nil
 }
 
 // runner is one run's loop state.
@@ -291,6 +312,10 @@ type runner struct {
 	// fairness accumulators: sum of F(T) * held time, and held time.
 	fairSum, fairTime float64
 	idleReduce        float64
+	// timeline records the realised slots when Config.Timeline is set;
+	// held is each job's count in its last interval (by input index).
+	timeline *mps.Plan
+	held     []int
 }
 
 func (r *runner) loop() error {
@@ -578,6 +603,7 @@ func (r *runner) advance(alloc map[*job][2]int, live *int) error {
 				}
 			}
 		}
+		r.record(alloc, stop)
 		r.t = stop
 		if decide || *live == 0 {
 			return nil
@@ -623,4 +649,30 @@ func (r *runner) report(st []*job) Report {
 		rep.EpochFairness = r.fairSum / r.fairTime
 	}
 	return rep
+}
+
+// record appends [r.t, stop] to the timeline with the slots alloc gives
+// each job, listing only the jobs whose count changed.
+func (r *runner) record(alloc map[*job][2]int, stop float64) {
+	tl := r.timeline
+	if tl == nil || !(stop > r.t) {
+		return
+	}
+	var changes []mps.Change
+	for _, s := range r.jobs {
+		a := alloc[s]
+		if n := a[0] + a[1]; n != r.held[s.idx] {
+			r.held[s.idx] = n
+			changes = append(changes, mps.Change{Job: s.idx, Slots: n})
+		}
+	}
+	slices.SortFunc(changes, func(a, b mps.Change) int { return cmp.Compare(a.Job, b.Job) })
+	if len(tl.Intervals) == 0 {
+		copy(tl.First, r.held)
+	}
+	if k := len(tl.Intervals) - 1; k >= 0 && len(changes) == 0 && tl.Intervals[k].End == r.t {
+		tl.Intervals[k].End = stop // nothing changed: extend the interval
+		return
+	}
+	tl.Intervals = append(tl.Intervals, mps.Interval{Start: r.t, End: stop, Changes: changes})
 }
