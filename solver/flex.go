@@ -36,7 +36,7 @@ const (
 	searchJobEvaluations = 5_000
 	minSearchEvaluations = 4
 	maxSearchEvaluations = 600
-	plateauSearchFactor  = 2
+	plateauSearchFactor  = 8
 	maxPlateauBoostJobs  = 100
 	// defaultDPCells bounds the non-convex knapsack DP.
 	defaultDPCells = 50_000_000
