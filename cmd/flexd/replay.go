@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"github.com/flexd/flexd/sim/cluster"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -20,7 +23,8 @@ import (
 type replayFlags struct {
 	log, objective, format, plot string
 	policies                     []string
-	quiet                        bool
+	quiet, simulate              bool
+	epoch                        float64
 }
 
 func newReplayCmd() *cobra.Command {
@@ -58,6 +62,8 @@ func newReplayCmd() *cobra.Command {
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(epochlog.Formats(), "|"))
 	fl.StringVar(&f.plot, "plot", "", "also draw the last epoch's map-phase plan under the first policy (.png or .svg)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
+	fl.BoolVar(&f.simulate, "simulate", false, "also re-run the logged workload in the closed-loop simulator under each policy")
+	fl.Float64Var(&f.epoch, "epoch", 0, "with --simulate: seconds between decisions (default: the log's epoch_length)")
 	annotateEnv(fl)
 	return cmd
 }
@@ -86,6 +92,9 @@ func runReplay(cmd *cobra.Command, f replayFlags) error {
 		if err := checkPlotPath(f.plot); err != nil {
 			return usageError{fmt.Errorf("replay: --plot: %w", err)}
 		}
+	}
+	if f.epoch < 0 || math.IsNaN(f.epoch) {
+		return usageError{fmt.Errorf("replay: --epoch %v: want seconds > 0 (0: the log's epoch length)", f.epoch)}
 	}
 
 	file, err := os.Open(f.log)
@@ -129,8 +138,85 @@ func runReplay(cmd *cobra.Command, f replayFlags) error {
 			return fmt.Errorf("replay: %w", err)
 		}
 	}
+	if f.simulate {
+		if err := simulateLog(&out, f, entries); err != nil {
+			return err
+		}
+	}
 	if _, err := out.WriteTo(cmd.OutOrStdout()); err != nil {
 		return fmt.Errorf("replay: writing the report: %w", err)
+	}
+	return nil
+}
+
+// simulateLog re-runs the workload of the log's first cluster in the
+// closed-loop simulator (sim/cluster) under each policy: every job arrives
+// when it was submitted (times shifted so the first arrival is 0) with the
+// whole work of each phase as the log first reports it (total_work when
+// given), its task counts (else its max) and its map minimum; the cluster
+// keeps its first logged slots and the log's epoch length.
+func simulateLog(out *bytes.Buffer, f replayFlags, entries []epochlog.Entry) error {
+	w := epochlog.Reconstruct(entries)
+	if len(w.Clusters) == 0 {
+		return usageError{fmt.Errorf("replay --simulate: %s: no cluster in the log", f.log)}
+	}
+	c := w.Clusters[0]
+	period := f.epoch
+	if period == 0 {
+		period = entries[0].Request.EpochLength
+	}
+	if !(period > 0) {
+		period = 0.5
+	}
+	start := math.Inf(1)
+	for _, j := range w.Jobs {
+		if j.Cluster == c.Name {
+			start = math.Min(start, j.Arrival)
+		}
+	}
+	var jobs []cluster.Job
+	skipped := 0
+	for _, j := range w.Jobs {
+		if j.Cluster != c.Name {
+			continue
+		}
+		if !j.Map.Seen || !(j.Map.TotalWork > 0) {
+			skipped++ // first seen in its reduce phase: its maps are unknown
+			continue
+		}
+		cj := cluster.Job{ID: j.ID, Arrival: j.Arrival - start, Weight: j.Weight, Pool: j.Pool,
+			MapWork: j.Map.TotalWork, MapTasks: max(1, cmp.Or(j.Map.Tasks, j.Map.Max)), Min: j.Map.Min,
+			Deadline: j.Deadline - start, HasDeadline: j.HasDeadline}
+		if j.Reduce.Seen && j.Reduce.TotalWork > 0 {
+			cj.ReduceWork = j.Reduce.TotalWork
+			cj.ReduceTasks = max(1, cmp.Or(j.Reduce.Tasks, j.Reduce.Max))
+		}
+		jobs = append(jobs, cj)
+	}
+	if len(jobs) == 0 {
+		return usageError{fmt.Errorf("replay --simulate: %s: no job of cluster %q shows its map phase", f.log, c.Name)}
+	}
+	variants := make([]cluster.Variant, len(f.policies))
+	for i, pol := range f.policies {
+		variants[i] = cluster.Variant{Label: pol, Config: cluster.Config{
+			MapSlots: max(1, c.Slots.Map), ReduceSlots: max(1, c.Slots.Reduce), Epoch: period, Policy: pol,
+			Metric: cmp.Or(penalty.Metric(f.objective), penalty.AvgResponseTime), SlowStart: 1,
+		}}
+	}
+	results, err := cluster.RunAll(variants, jobs, 0, nil)
+	if err != nil {
+		return fmt.Errorf("replay --simulate: %w", err)
+	}
+	rows := make([]runRow, len(results))
+	for i, r := range results {
+		rows[i] = rowOf(r, false)
+	}
+	if f.format == "table" {
+		fmt.Fprintf(out, "\nclosed loop (cluster %q: %d jobs, %d first seen after their maps left out; %d map + %d reduce slots, epoch %g s)\n",
+			c.Name, len(jobs), skipped, c.Slots.Map, c.Slots.Reduce, period)
+	}
+	if err := writeRunRows(out, f.format, rows, false); err != nil {
+		return fmt.Errorf("replay --simulate: %w", err)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -255,5 +256,49 @@ func TestReplayPlot(t *testing.T) {
 				t.Errorf("the chart is not the last epoch under the first policy")
 			}
 		})
+	}
+}
+
+// TestReplaySimulate re-runs a logged workload in the closed loop under
+// each policy: one row per policy, and every job of the log that shows its
+// map phase runs to completion (the simulator's report covers them all).
+func TestReplaySimulate(t *testing.T) {
+	dir := t.TempDir()
+	good, err := epochlogtest.Log(12, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(dir, "c1.jsonl")
+	if err := os.WriteFile(logPath, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runFlexd(t, "replay", "--log", logPath, "--policies", "flex,fair,fifo", "--quiet", "--simulate", "--format", "csv")
+	if err != nil {
+		t.Fatalf("replay --simulate: %v\n%s", err, out)
+	}
+	// The closed-loop table follows its header line "label,...".
+	_, table, ok := strings.Cut(out, "label,policy,")
+	if !ok {
+		t.Fatalf("no closed-loop table in:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(table), "\n")[1:]
+	if len(lines) != 3 {
+		t.Fatalf("want one closed-loop row per policy, got %d:\n%s", len(lines), table)
+	}
+	mean := map[string]float64{}
+	for _, line := range lines {
+		cols := strings.Split(line, ",")
+		v, err := strconv.ParseFloat(cols[7], 64)
+		if err != nil {
+			t.Fatalf("mean response of %q: %v", line, err)
+		}
+		mean[cols[0]] = v
+	}
+	// FLEX optimises response time: it must beat both baselines here.
+	if !(mean["flex"] < mean["fair"] && mean["flex"] < mean["fifo"]) {
+		t.Errorf("mean response flex %v, fair %v, fifo %v: want flex lowest", mean["flex"], mean["fair"], mean["fifo"])
+	}
+	if _, err := runFlexd(t, "replay", "--log", logPath, "--simulate", "--epoch", "-1", "--quiet"); err == nil {
+		t.Error("--epoch -1 was accepted")
 	}
 }
