@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -39,15 +38,11 @@ curve as JSON: the body and answer of POST /v1/plan/slot-config. A bad request
 prints every problem and exits with 2.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in := cmd.InOrStdin()
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return usageError{fmt.Errorf("plan slot-config: %w", err)}
-				}
-				defer f.Close()
-				in = f
+			in, done, err := openInput(cmd, args, "plan slot-config")
+			if err != nil {
+				return err
 			}
+			defer done()
 			req, err := readPlanRequest(in)
 			if err != nil {
 				return err

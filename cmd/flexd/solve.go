@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -33,15 +32,11 @@ line in order; a bad line gets its problem+json object on its line and the
 stream goes on.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in := cmd.InOrStdin()
-			if len(args) == 1 && args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return usageError{fmt.Errorf("solve: %w", err)}
-				}
-				defer f.Close()
-				in = f
+			in, done, err := openInput(cmd, args, "solve")
+			if err != nil {
+				return err
 			}
+			defer done()
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			defer out.Flush()
 			if jsonl {
