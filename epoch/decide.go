@@ -32,8 +32,8 @@ func Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 // OMO's overrides change the phase problems before any policy runs: a job
 // whose reduce phase lazy start holds is left out of the reduce problem
 // (0 slots, ReasonHeld), and the batch-finish job's map minimum is raised to
-// what ratio granted (its pending map tasks within its budget; the solver
-// still clamps a minimum to the job's max).
+// what ratio granted (its pending plus running map tasks within its budget;
+// the solver still clamps a minimum to the job's max).
 //
 // A phase without jobs gets an empty result and its policy is not called.
 // A phase (or pool phase) with jobs and a budget of 0 is not solved either

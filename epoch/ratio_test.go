@@ -356,8 +356,8 @@ func TestDecideOMO(t *testing.T) {
 	}, f.calls); diff != "" {
 		t.Errorf("policy calls (-want +got):\n%s", diff)
 	}
-	if mins["batch"] != 3 || mins["lazy"] != 0 {
-		t.Errorf("map minima %v: want batch raised to its 3 pending map tasks, lazy's 0 kept", mins)
+	if mins["batch"] != 5 || mins["lazy"] != 0 {
+		t.Errorf("map minima %v: want batch raised to its map demand (3 pending + 2 running), lazy's 0 kept", mins)
 	}
 	want1 := epoch.ClusterState{LastEpoch: 1, OMO: &epoch.OMOState{ReleaseRate: 2, AvailableSlots: 7, Windows: 1}}
 	if diff := cmp.Diff(want1, state1); diff != "" {

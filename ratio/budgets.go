@@ -14,10 +14,11 @@ import (
 // reduce phase should not start yet have their reduce demand held at 0
 // (Alg. 4.3.1, corrected) before any budget is computed, so their would-be
 // reduce slots serve map tasks; the mode then splits the slots; finally
-// batch finish (Alg. 4.3.2) raises one job's map minimum within its map
-// budget. Lazy start wins a conflict (Alg. 4.3.3): its jobs are never batch
-// candidates in the same epoch, and their reduce demand is counted before
-// any minimum is raised.
+// batch finish (Alg. 4.3.2) raises one job's map minimum to all its
+// remaining map tasks (pending plus running), within its map budget. Lazy
+// start wins a conflict (Alg. 4.3.3): its jobs are never batch candidates
+// in the same epoch, and their reduce demand is counted before any minimum
+// is raised.
 //
 // Budgets never panics. Call Validate first: on input it rejects, the answer
 // is best effort (negative counts are read as 0, bad settings as defaults).
@@ -117,7 +118,15 @@ func Budgets(cfg Config, in Input, prev State) (Result, State) {
 			if poolMap != nil {
 				budget = poolMap[j.pool()]
 			}
-			o.MapMin = min(j.Map.Pending, budget)
+			// Alg. 4.3.3 gives the batch job's pending map tasks the
+			// released slots while its running map tasks keep theirs
+			// (4.3.3.2: its map phase then ends m'_i/F_o + T_m later, in
+			// one wave). A minimum bounds all the job's map slots, running
+			// tasks included, so the batch is its whole map demand: a
+			// minimum of only the pending count would leave the job fewer
+			// slots than tasks, and none at all beyond its share when
+			// running tasks outnumber pending ones.
+			o.MapMin = min(j.Map.Demand(), budget)
 		}
 		if o.HoldReduce || o.MapMin > 0 {
 			res.Overrides = append(res.Overrides, o)

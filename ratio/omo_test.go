@@ -161,6 +161,13 @@ func TestBatchFinish(t *testing.T) {
 	if d := cmp.Diff(want, res.Overrides); d != "" {
 		t.Errorf("overrides (-want +got):\n%s", d)
 	}
+	// With room in the budget the minimum is x's whole map demand: its 4
+	// pending tasks get slots while its 2 running ones keep theirs (Alg.
+	// 4.3.3), not just 4 slots for 6 tasks.
+	res, _ = Budgets(cfg, Input{Cluster: Cluster{MapSlots: 10, ReduceSlots: 2}, Jobs: []Job{y, x}}, s)
+	if d := cmp.Diff([]Override{{ID: "x", MapMin: 6}}, res.Overrides); d != "" {
+		t.Errorf("overrides with a map budget of %d (-want +got):\n%s", res.Map, d)
+	}
 
 	// Lazy start wins (Alg. 4.3.3): a job whose reduce phase starts this
 	// epoch is not a batch candidate, even with the larger gain. Here x has

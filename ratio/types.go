@@ -77,8 +77,9 @@ type OMOConfig struct {
 	// LazyStart holds a job's reduce demand at 0 until Eq. 4.3 says to start
 	// its reduce phase (4.3.2).
 	LazyStart bool
-	// BatchFinish raises one job's map minimum to its pending map tasks when
-	// Eq. 4.4-4.5 say finishing them in a batch pays (4.3.3).
+	// BatchFinish raises one job's map minimum to all its remaining map
+	// tasks (pending plus running) when Eq. 4.4-4.5 say finishing its
+	// pending ones in a batch pays (4.3.3).
 	BatchFinish bool
 	// Bandwidth is B, the network bandwidth in bytes per second used for the
 	// shuffle time T_s = d*m/(B*r); >= 0, and > 0 when LazyStart is on.
@@ -246,8 +247,10 @@ type Override struct {
 	// HoldReduce says the job's reduce demand is held at 0 this epoch: OMO
 	// lazy start has not started its reduce phase yet.
 	HoldReduce bool
-	// MapMin, when > 0, is the job's new map minimum: its pending map tasks,
-	// capped by its map budget (OMO batch finish).
+	// MapMin, when > 0, is the job's new map minimum: its map demand
+	// (pending plus running tasks, so every pending task gets a slot while
+	// the running ones keep theirs), capped by its map budget (OMO batch
+	// finish, Alg. 4.3.3).
 	MapMin int
 }
 

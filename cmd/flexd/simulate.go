@@ -299,7 +299,7 @@ type runFlags struct {
 	conv                               convFlags
 	workload, trace, metric, format    string
 	jobs, mapSlots, reduceSlots, pools int
-	index, staticStep                  int
+	index, staticStep, poolStaticStep  int
 	epoch, minShare, bandwidthMB       float64
 	compress, lambda, mapHeavy, unit   float64
 	reduceShare                        float64
@@ -332,7 +332,10 @@ func newSimulateRunCmd() *cobra.Command {
 			"Every combination of --policies, --ratio, --omo and --slowstart runs (on all\n" +
 			"cores, deterministically); OMO is skipped on the static split and slowstart\n" +
 			"under lazy start. --static-sweep N adds, per policy and slowstart, the best\n" +
-			"static split of the same total slots in steps of N map slots.\n\n" +
+			"static split of the same total slots in steps of N map slots;\n" +
+			"--pool-static-sweep N the best pool-fair static split (pd_dhsa with both\n" +
+			"borrowing percentages 0: the jobs' pools share each phase's fixed slots\n" +
+			"max-min fairly, DynamicMR's baseline for PD-DHSA).\n\n" +
 			"Workloads: swim (the SWIM trace, TRACE or --trace, first --jobs jobs, submit\n" +
 			"times divided by --compress), flex41 (FLEX 4.1 instance --index with Poisson\n" +
 			"arrivals of mean --lambda s, one generator unit = --unit s), table44 (the\n" +
@@ -373,6 +376,7 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.Float64SliceVar(&f.slowstarts, "slowstart", []float64{0.05}, "comma-separated shares of maps done before reduce starts (Hadoop default 0.05)")
 	fl.Float64Var(&f.bandwidthMB, "bandwidth-mbps", 50, "shuffle bandwidth per reduce task, MiB/s (swim default: --reduce-mbps, which the conversion's reduce work assumes)")
 	fl.IntVar(&f.staticStep, "static-sweep", 0, "add the best static split per policy and slowstart, trying every N-th map slot count (0: off)")
+	fl.IntVar(&f.poolStaticStep, "pool-static-sweep", 0, "add the best pool-fair static split per policy and slowstart (pd_dhsa with borrowing off: PD-DHSA's own baseline), trying every N-th map slot count (0: off)")
 	fl.StringVar(&f.metric, "metric", string(penalty.AvgResponseTime), "the policies' objective")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the generated workloads")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(sim.Formats(), "|"))
@@ -537,8 +541,8 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 	if !slices.Contains(sim.Formats(), f.format) {
 		return usageError{fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(sim.Formats(), ", "))}
 	}
-	if f.mapSlots < 1 || f.reduceSlots < 1 || !(f.epoch > 0) || !(f.minShare >= 0 && f.minShare <= 1) || f.jobs < 0 || f.staticStep < 0 {
-		return usageError{errors.New("--map-slots and --reduce-slots must be >= 1, --epoch > 0, --min-share in [0, 1], --jobs and --static-sweep >= 0")}
+	if f.mapSlots < 1 || f.reduceSlots < 1 || !(f.epoch > 0) || !(f.minShare >= 0 && f.minShare <= 1) || f.jobs < 0 || f.staticStep < 0 || f.poolStaticStep < 0 {
+		return usageError{errors.New("--map-slots and --reduce-slots must be >= 1, --epoch > 0, --min-share in [0, 1], --jobs, --static-sweep and --pool-static-sweep >= 0")}
 	}
 	if _, ok := penalty.Lookup(penalty.Metric(f.metric)); !ok {
 		return usageError{fmt.Errorf("--metric: unknown metric %q", f.metric)}
@@ -567,14 +571,25 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 	if f.plot != "" && nMain > 0 {
 		variants[0].Config.Timeline = true // the chart shows the first run
 	}
-	var groups [][2]int // [start, end) of each sweep group in variants
-	if f.staticStep > 0 {
+	type group struct {
+		start, end int // [start, end) in variants
+		ratio      string
+	}
+	var groups []group
+	for _, sweep := range []struct {
+		step  int
+		ratio string
+		split func(cluster.Config, int, string) []cluster.Variant
+	}{{f.staticStep, "static-best", cluster.StaticSplits}, {f.poolStaticStep, "pool-static-best", cluster.PoolStaticSplits}} {
+		if sweep.step <= 0 {
+			continue
+		}
 		for _, pol := range f.policies {
 			for _, ss := range f.slowstarts {
 				base := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
 					Metric: penalty.Metric(f.metric), MinShare: f.minShare, Bandwidth: bandwidth, SlowStart: ss}
-				vs := cluster.StaticSplits(base, f.staticStep, fmt.Sprintf("%s/static-best/ss=%g/", pol, ss))
-				groups = append(groups, [2]int{len(variants), len(variants) + len(vs)})
+				vs := sweep.split(base, sweep.step, fmt.Sprintf("%s/%s/ss=%g/", pol, sweep.ratio, ss))
+				groups = append(groups, group{len(variants), len(variants) + len(vs), sweep.ratio})
 				variants = append(variants, vs...)
 			}
 		}
@@ -589,10 +604,10 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 	for _, r := range results[:nMain] {
 		rows = append(rows, rowOf(r, f.perJob))
 	}
-	for _, span := range groups {
-		best := cluster.Best(results[span[0]:span[1]])
+	for _, g := range groups {
+		best := cluster.Best(results[g.start:g.end])
 		row := rowOf(best, f.perJob)
-		row.Ratio = "static-best"
+		row.Ratio = g.ratio
 		rows = append(rows, row)
 	}
 	out := cmd.OutOrStdout()

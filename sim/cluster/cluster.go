@@ -114,6 +114,14 @@ type Config struct {
 	MinShare float64
 	// Ratio is the ratio mode: static (default), pi_dhsa, pd_dhsa, fresh.
 	Ratio string
+	// BorrowMap and BorrowReduce are DHSA's borrowing percentages
+	// (DynamicMR Appendix F, Pec_M and Pec_R) in [0, 1]; nil means
+	// epoch.DefaultBorrow, full borrowing. Both 0 switch DHSA's lending
+	// between phases off (DynamicMR Appendix B, Table 2: "The DHSA can be
+	// disabled by simply setting them to zero"): pd_dhsa is then Hadoop's
+	// fair scheduler on a static split, pools sharing each phase max-min
+	// fairly (see PoolStaticSplits).
+	BorrowMap, BorrowReduce *float64
 	// OMO switches OMO's lazy start and batch finish on.
 	OMO OMOConfig
 	// Bandwidth is the shuffle bandwidth of one reduce task, bytes per
@@ -237,6 +245,8 @@ func (cfg Config) validate() (Config, error) {
 		return cfg, fmt.Errorf("cluster: min share %v, want a share in [0, 1]", cfg.MinShare)
 	case !(cfg.SlowStart >= 0 && cfg.SlowStart <= 1):
 		return cfg, fmt.Errorf("cluster: slowstart %v, want a share in [0, 1]", cfg.SlowStart)
+	case !share(cfg.BorrowMap) || !share(cfg.BorrowReduce):
+		return cfg, fmt.Errorf("cluster: borrowing percentages %v and %v, want shares in [0, 1]", deref(cfg.BorrowMap), deref(cfg.BorrowReduce))
 	case !(cfg.Bandwidth >= 0) || math.IsInf(cfg.Bandwidth, 0):
 		return cfg, fmt.Errorf("cluster: bandwidth %v, want a non-negative number of bytes per second", cfg.Bandwidth)
 	case !knownPolicy(cfg.Policy):
@@ -247,6 +257,18 @@ func (cfg Config) validate() (Config, error) {
 		return cfg, errors.New("cluster: OMO's lazy start needs a positive shuffle bandwidth")
 	}
 	return cfg, nil
+}
+
+// share reports whether an optional borrowing percentage is absent or in
+// [0, 1].
+func share(p *float64) bool { return p == nil || (*p >= 0 && *p <= 1) }
+
+// deref is an optional percentage for a message: its value, or "default".
+func deref(p *float64) any {
+	if p == nil {
+		return "default"
+	}
+	return *p
 }
 
 func knownPolicy(name string) bool {
@@ -392,7 +414,7 @@ func (r *runner) request() (epoch.Request, []*job) {
 		Objective:   cfg.Metric,
 		Policy:      cfg.Policy,
 		Slots:       epoch.Slots{Map: cfg.MapSlots, Reduce: cfg.ReduceSlots},
-		Ratio:       epoch.Ratio{Mode: cfg.Ratio},
+		Ratio:       epoch.Ratio{Mode: cfg.Ratio, BorrowMap: cfg.BorrowMap, BorrowReduce: cfg.BorrowReduce},
 		OMO:         epoch.OMO{LazyStart: cfg.OMO.LazyStart, BatchFinish: cfg.OMO.BatchFinish, Bandwidth: cfg.Bandwidth},
 	}
 	var in []*job

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,6 +107,8 @@ func TestRunRejects(t *testing.T) {
 		"slowstart above 1":            {Config{MapSlots: 1, ReduceSlots: 1, SlowStart: 1.5}, ok},
 		"omo on a static split":        {Config{MapSlots: 1, ReduceSlots: 1, OMO: OMOConfig{BatchFinish: true}}, ok},
 		"lazy start without bandwidth": {Config{MapSlots: 1, ReduceSlots: 1, Ratio: "fresh", OMO: OMOConfig{LazyStart: true}}, ok},
+		"borrowing above 1":            {Config{MapSlots: 1, ReduceSlots: 1, Ratio: "pd_dhsa", BorrowReduce: ptr(1.5)}, ok},
+		"negative borrowing":           {Config{MapSlots: 1, ReduceSlots: 1, Ratio: "pi_dhsa", BorrowMap: ptr(-0.1)}, ok},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -113,6 +116,34 @@ func TestRunRejects(t *testing.T) {
 				t.Error("no error")
 			}
 		})
+	}
+}
+
+func ptr(x float64) *float64 { return &x }
+
+// TestPoolStaticSplits: a map-only job of 8 tasks on 2 map and 6 reduce
+// slots borrows the idle reduce slots under pd_dhsa (all 8 run: 10 s) but
+// not with borrowing off (2 at a time: 40 s), which is what
+// PoolStaticSplits runs for every split.
+func TestPoolStaticSplits(t *testing.T) {
+	jobs := []Job{{ID: "a", MapWork: 80, MapTasks: 8}}
+	base := Config{MapSlots: 2, ReduceSlots: 6, Epoch: 100, Policy: "fifo", Ratio: "pd_dhsa"}
+	if got := runOne(t, base, jobs).Makespan; got != 10 {
+		t.Errorf("pd_dhsa makespan %v, want 10: the map phase borrows the 6 idle reduce slots", got)
+	}
+	vs := PoolStaticSplits(base, 2, "pool ")
+	var labels []string
+	for _, v := range vs {
+		labels = append(labels, v.Label)
+	}
+	if d := cmp.Diff([]string{"pool 2/6", "pool 4/4", "pool 6/2"}, labels); d != "" {
+		t.Fatalf("labels (-want +got):\n%s", d)
+	}
+	if got := runOne(t, vs[0].Config, jobs).Makespan; got != 40 {
+		t.Errorf("%s makespan %v, want 40: with borrowing off the map phase keeps its 2 slots", vs[0].Label, got)
+	}
+	if got := runOne(t, vs[2].Config, jobs).Makespan; math.Abs(got-80.0/6) > 1e-9 {
+		t.Errorf("%s makespan %v, want %v", vs[2].Label, got, 80.0/6)
 	}
 }
 

@@ -83,6 +83,23 @@ func StaticSplits(base Config, step int, prefix string) []Variant {
 	return out
 }
 
+// PoolStaticSplits is StaticSplits for PD-DHSA's baseline: every split in
+// steps of step map slots (<= 0: 1), each run as pd_dhsa with both
+// borrowing percentages 0, so the pools of the jobs share each phase's
+// fixed slots max-min fairly and no slot changes phase. That is the Hadoop
+// fair scheduler on a static split with the same pools, the baseline
+// DynamicMR measures PD-DHSA against (Appendix B and Table 2: DHSA is
+// disabled by setting the percentages to zero). Labels are "prefix m/r".
+func PoolStaticSplits(base Config, step int, prefix string) []Variant {
+	zero := 0.0
+	out := StaticSplits(base, step, prefix)
+	for i := range out {
+		out[i].Config.Ratio = "pd_dhsa"
+		out[i].Config.BorrowMap, out[i].Config.BorrowReduce = &zero, &zero
+	}
+	return out
+}
+
 // Best returns the result with the least makespan (ties: the earlier one).
 func Best(rs []Result) Result {
 	best := rs[0]

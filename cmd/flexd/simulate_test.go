@@ -1,0 +1,55 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestSimulateRunSweeps runs `simulate run` on two Table 4.4 jobs with
+// both sweeps: each adds one row per policy and slowstart, the best of its
+// splits, and the pool-fair sweep's row is labelled as such (its runs are
+// pd_dhsa with borrowing off, so its map and reduce slots are the split's).
+func TestSimulateRunSweeps(t *testing.T) {
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"simulate", "run", "--workload", "table44", "--jobs", "2", "--policies", "fifo",
+		"--ratio", "pd_dhsa", "--slowstart", "1", "--static-sweep", "20", "--pool-static-sweep", "20",
+		"--format", "json", "--quiet"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var rows []runRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var ratios []string
+	for _, r := range rows {
+		ratios = append(ratios, r.Ratio)
+	}
+	if got := strings.Join(ratios, ","); got != "pd_dhsa,static-best,pool-static-best" {
+		t.Fatalf("row ratios %s, want pd_dhsa,static-best,pool-static-best", got)
+	}
+	pool := rows[2]
+	if !strings.HasPrefix(pool.Label, "fifo/pool-static-best/ss=1/") || pool.MapSlots+pool.ReduceSlots != 80 || pool.MapSlots%20 != 0 {
+		t.Errorf("pool-static-best row %+v: want a fifo/pool-static-best/ss=1/ label and a split of 80 slots in steps of 20", pool)
+	}
+	if !(pool.Makespan > 0) {
+		t.Errorf("pool-static-best makespan %v, want > 0", pool.Makespan)
+	}
+}
+
+func TestSimulateRunPoolSweepUsage(t *testing.T) {
+	root := newRootCmd()
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&bytes.Buffer{})
+	root.SetArgs([]string{"simulate", "run", "--workload", "table44", "--pool-static-sweep", "-1", "--quiet"})
+	err := root.Execute()
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--pool-static-sweep") {
+		t.Errorf("error %v: want a usage error naming --pool-static-sweep", err)
+	}
+}
