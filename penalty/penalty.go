@@ -168,34 +168,101 @@ type Job struct {
 // Of returns the penalty of completing job j at time c under metric m.
 // It returns NaN for an unknown metric; validation rejects those first.
 func (m Metric) Of(j Job, c float64) float64 {
+	f := m.For(j)
+	return f.At(c)
+}
+
+// shape is a metric's formula, resolved once from its name so that a
+// penalty evaluated many times does not compare strings each time.
+type shape uint8
+
+const (
+	unknownShape shape = iota
+	responseShape
+	weightedResponseShape
+	makespanShape
+	stretchShape
+	tardyShape
+	weightedTardyShape
+	tardinessShape
+	weightedTardinessShape
+	latenessShape
+	weightedLatenessShape
+	slaShape
+)
+
+// shapeOf resolves a metric's name to its formula.
+func shapeOf(m Metric) shape {
 	switch m {
 	case AvgResponseTime, MaxResponseTime:
-		return c - j.Submitted
+		return responseShape
 	case WeightedResponseTime, MaxWeightedResponseTime:
-		return j.Weight * (c - j.Submitted)
+		return weightedResponseShape
 	case Makespan:
-		return c
+		return makespanShape
 	case AvgStretch, MaxStretch:
-		return (c - j.Submitted) / j.Iso
+		return stretchShape
 	case TardyJobs:
+		return tardyShape
+	case WeightedTardyJobs:
+		return weightedTardyShape
+	case AvgTardiness, MaxTardiness:
+		return tardinessShape
+	case WeightedTardiness, MaxWeightedTardiness:
+		return weightedTardinessShape
+	case AvgLateness, MaxLateness:
+		return latenessShape
+	case MaxWeightedLateness:
+		return weightedLatenessShape
+	case SLACost:
+		return slaShape
+	}
+	return unknownShape
+}
+
+// Func is one job's penalty under one metric, as a function of the job's
+// completion time: Metric.Of with the metric's name resolved once. A solver
+// scoring thousands of schedules per solve holds one Func per job.
+type Func struct {
+	shape shape
+	job   Job
+}
+
+// For returns job j's penalty function under m.
+func (m Metric) For(j Job) Func { return Func{shapeOf(m), j} }
+
+// At returns the penalty of completing at time c (NaN for an unknown
+// metric).
+func (f *Func) At(c float64) float64 {
+	j := &f.job
+	switch f.shape {
+	case responseShape:
+		return c - j.Submitted
+	case weightedResponseShape:
+		return j.Weight * (c - j.Submitted)
+	case makespanShape:
+		return c
+	case stretchShape:
+		return (c - j.Submitted) / j.Iso
+	case tardyShape:
 		if c > j.Deadline {
 			return 1
 		}
 		return 0
-	case WeightedTardyJobs:
+	case weightedTardyShape:
 		if c > j.Deadline {
 			return j.Weight
 		}
 		return 0
-	case AvgTardiness, MaxTardiness:
+	case tardinessShape:
 		return math.Max(0, c-j.Deadline)
-	case WeightedTardiness, MaxWeightedTardiness:
+	case weightedTardinessShape:
 		return j.Weight * math.Max(0, c-j.Deadline)
-	case AvgLateness, MaxLateness:
+	case latenessShape:
 		return c - j.Deadline
-	case MaxWeightedLateness:
+	case weightedLatenessShape:
 		return j.Weight * (c - j.Deadline)
-	case SLACost:
+	case slaShape:
 		p := 0.0
 		for _, s := range j.SLA {
 			if c > s.Deadline {

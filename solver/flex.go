@@ -272,10 +272,40 @@ type evaluator struct {
 	// (tardiness and the step metrics): their optima sacrifice jobs.
 	deadlines   bool
 	evaluations int
+	// penalty and rampKind are each job's penalty function and tie-breaker
+	// form, resolved once: score runs thousands of times per solve.
+	penalty  []penalty.Func
+	rampKind []rampKind
 }
+
+// rampKind selects the form of a job's tie-breaker (see ramp).
+type rampKind uint8
+
+const (
+	rampWeightedCompletion rampKind = iota
+	rampTardy
+	rampWeightedTardy
+	rampSLA
+	rampPenalty
+)
 
 func newEvaluator(in *instance) *evaluator {
 	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs))}
+	ev.penalty = make([]penalty.Func, len(in.jobs))
+	ev.rampKind = make([]rampKind, len(in.jobs))
+	for k, m := range in.metrics {
+		ev.penalty[k] = m.For(in.pj[k])
+		switch {
+		case m == penalty.TardyJobs:
+			ev.rampKind[k] = rampTardy
+		case m == penalty.WeightedTardyJobs:
+			ev.rampKind[k] = rampWeightedTardy
+		case m == penalty.SLACost:
+			ev.rampKind[k] = rampSLA
+		case in.agg == penalty.Max:
+			ev.rampKind[k] = rampPenalty
+		}
+	}
 	ev.plateau = in.agg == penalty.Max
 	for _, m := range in.distinctMetrics() {
 		info, _ := penalty.Lookup(m)
@@ -295,7 +325,7 @@ func (ev *evaluator) score(order []int) score {
 		v = math.Inf(-1)
 	}
 	for k, c := range ev.completions {
-		p := in.metrics[k].Of(in.pj[k], c)
+		p := ev.penalty[k].At(c)
 		if in.agg == penalty.Max {
 			v = math.Max(v, p)
 		} else {
@@ -317,21 +347,21 @@ func (ev *evaluator) score(order []int) score {
 // is better.
 func (ev *evaluator) ramp(k int, c float64) float64 {
 	in := ev.in
-	j := in.pj[k]
+	j := &in.pj[k]
 	r := 1e-6 * (c - in.now)
-	switch m := in.metrics[k]; {
-	case m == penalty.TardyJobs:
+	switch ev.rampKind[k] {
+	case rampTardy:
 		r += math.Max(0, c-j.Deadline)
-	case m == penalty.WeightedTardyJobs:
+	case rampWeightedTardy:
 		r += j.Weight * math.Max(0, c-j.Deadline)
-	case m == penalty.SLACost:
+	case rampSLA:
 		prev := 0.0
 		for _, st := range j.SLA {
 			r += (st.Penalty - prev) * math.Max(0, c-st.Deadline)
 			prev = st.Penalty
 		}
-	case in.agg == penalty.Max:
-		r += m.Of(j, c)
+	case rampPenalty:
+		r += ev.penalty[k].At(c)
 	default:
 		r += j.Weight * (c - in.now)
 	}
@@ -343,8 +373,8 @@ func (ev *evaluator) ramp(k int, c float64) float64 {
 // the improvement step open; docs/algorithms.md section 4 item 3), and, on
 // sums of deadline penalties with at most maxPlateauBoostJobs jobs, when a
 // pass of those finds nothing, sacrifice moves; until a whole pass finds
-// nothing or the budget of MPS evaluations is spent. It returns the order, its score and the
-// evaluations spent.
+// nothing or the budget of MPS evaluations is spent. It returns the order,
+// its score and the evaluations spent.
 //
 // A sacrifice move sends two jobs to the back of the order, in either
 // order, where they run on their minima: giving up two cheap deadlines can
