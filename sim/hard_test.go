@@ -7,24 +7,31 @@ import (
 	"github.com/flexd/flexd/solver"
 )
 
-// TestFlexMatchesOptimumOnHardInstances pins three FLEX 4.1 base-case
-// instances (J = 10) where the optimum sacrifices jobs and where FLEX once
-// missed it by 5% to 194%: the earliest-deadline starts, the sacrifice
-// orders and the sacrifice moves of the local search (solver/flex.go) each
-// exist because of one of them. OPT is recomputed by exhaustive search.
+// TestFlexMatchesOptimumOnHardInstances pins FLEX 4.1 instances (J = 10;
+// the base case, and 90% slack) where the optimum sacrifices jobs and where
+// FLEX once missed it by 5% to 194%: the earliest-deadline starts, the
+// sacrifice orders and the sacrifice moves of the local search
+// (solver/flex.go) each exist because of one of them. OPT is recomputed by
+// exhaustive search.
 func TestFlexMatchesOptimumOnHardInstances(t *testing.T) {
+	base, slack := DefaultWorkload(), DefaultWorkload()
+	slack.Slack = 0.9
 	cases := []struct {
+		w      Workload
 		seed   uint64
 		index  int
 		metric penalty.Metric
 	}{
-		{1, 20, penalty.AvgTardiness},      // EDD start: the generic order's basin misses it
-		{1, 19, penalty.WeightedTardiness}, // sacrifice moves
-		{2, 10, penalty.WeightedTardyJobs}, // two cheap jobs given up to save an expensive one
+		{base, 1, 20, penalty.AvgTardiness},      // EDD start: the generic order's basin misses it
+		{base, 1, 19, penalty.WeightedTardiness}, // sacrifice moves
+		{base, 2, 10, penalty.WeightedTardyJobs}, // two cheap jobs given up to save an expensive one
+		{slack, 5, 7, penalty.WeightedTardyJobs}, // three given up (sacrifice orders of three)
+		{slack, 5, 9, penalty.SLACost},           // SLA jobs due at their first reachable step
 	}
 	for _, c := range cases {
 		t.Run(string(c.metric), func(t *testing.T) {
-			p := GenerateInstance(DefaultWorkload(), c.seed, c.index)
+			t.Parallel()
+			p := GenerateInstance(c.w, c.seed, c.index)
 			opt, err := solver.Exhaustive(p, []penalty.Metric{c.metric})
 			if err != nil {
 				t.Fatal(err)
