@@ -109,13 +109,14 @@ func Exhaustive(p Problem, metrics []penalty.Metric) ([]float64, error) {
 	in := ins[0]
 	input := in.mpsInput()
 	var packer mps.Packer
+	packer.Bind(input)
 	comp := make([]float64, len(in.jobs))
 	best := make([]float64, len(metrics))
 	for x := range best {
 		best[x] = math.Inf(1)
 	}
 	eval := func(order []int) {
-		packer.Completions(input, order, comp)
+		packer.BoundCompletions(order, comp)
 		for x, mi := range ins {
 			if v := mi.cost(comp); v < best[x] {
 				best[x] = v

@@ -474,6 +474,14 @@ func TestPackMatchesOracle(t *testing.T) {
 		if err := compareToOracle(in, order, plan, fast); err != nil {
 			t.Fatalf("oracle: %v", err)
 		}
+		// The bound path trusts the input it checked once and must agree
+		// bit for bit.
+		bound := make([]float64, len(in.Work))
+		p.Bind(in)
+		p.BoundCompletions(order, bound)
+		if !slices.Equal(bound, fast) {
+			t.Fatalf("BoundCompletions %v, Completions %v", bound, fast)
+		}
 		// A reused Packer's Pack must equal a fresh one's.
 		if diff := cmp.Diff(plan, p.Pack(in, order)); diff != "" {
 			t.Fatalf("Packer.Pack differs from Pack (-fresh +reused):\n%s", diff)
@@ -526,6 +534,32 @@ func TestCompletionsNoAllocs(t *testing.T) {
 			if allocs := testing.AllocsPerRun(20, func() { p.Completions(in, order, out) }); allocs != 0 {
 				t.Errorf("Completions: %v allocs per run, want 0", allocs)
 			}
+		})
+	}
+}
+
+// TestBoundCompletionsPanicsOnMisuse checks that Bind checks what
+// Completions checks, and that the bound path still checks the order and
+// refuses to run unbound.
+func TestBoundCompletionsPanicsOnMisuse(t *testing.T) {
+	ok := Input{Slots: 4, Min: []int{1, 1}, Max: []int{4, 4}, Work: []float64{1, 2}}
+	bad := ok
+	bad.Work = []float64{1, math.NaN()}
+	out := make([]float64, 2)
+	for name, f := range map[string]func(){
+		"unbound":            func() { var p Packer; p.BoundCompletions([]int{0, 1}, out) },
+		"unbound after Pack": func() { var p Packer; p.Bind(ok); p.Pack(ok, []int{0, 1}); p.BoundCompletions([]int{0, 1}, out) },
+		"invalid input":      func() { var p Packer; p.Bind(bad) },
+		"order repeats":      func() { var p Packer; p.Bind(ok); p.BoundCompletions([]int{1, 1}, out) },
+		"out too short":      func() { var p Packer; p.Bind(ok); p.BoundCompletions([]int{0, 1}, out[:1]) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
 		})
 	}
 }

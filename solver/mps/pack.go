@@ -84,7 +84,10 @@ type Packer struct {
 	in    Input // the current run's input (borrowed, not retained after return)
 
 	// Recording state, used by Pack only.
-	rec       bool
+	rec bool
+	// bound is set by Bind: run then trusts the input (boundIn) it checked.
+	bound     bool
+	boundIn   Input
 	dirty     []int32    // jobs whose slots changed since the last emitted interval
 	emitted   []int      // each job's slots in the last emitted interval
 	changes   []Change   // the plan's changes (owned by the Plan being built)
@@ -127,6 +130,7 @@ func (p *Packer) Pack(in Input, order []int) Plan {
 	p.changes = make([]Change, 0, 4*j)
 	p.intervals = make([]Interval, 0, j)
 	p.rec = true
+	p.bound = false
 	p.run(in, order, plan.Completions, plan.First)
 	p.rec = false
 	plan.Intervals = p.intervals
@@ -144,6 +148,34 @@ func (p *Packer) Completions(in Input, order []int, out []float64) {
 		panic(fmt.Sprintf("mps: len(out) = %d, want %d", len(out), len(in.Work)))
 	}
 	p.rec = false // in case an earlier Pack panicked mid-run
+	p.bound = false
+	p.run(in, order, out, nil)
+}
+
+// Bind validates in once for BoundCompletions, which then schedules many
+// orders of the same jobs without checking them again: a search scoring
+// thousands of orders of one instance (FLEX's local search, the exhaustive
+// OPT) spends a fifth of each small schedule re-validating the same
+// numbers. in's slices are borrowed until the next Bind, Pack or
+// Completions and must not change meanwhile. Bind panics on invalid input,
+// as Completions does.
+func (p *Packer) Bind(in Input) {
+	p.check(in)
+	p.boundIn = in
+	p.bound = true
+}
+
+// BoundCompletions is Completions for the input of the last Bind: it checks
+// only that order is a permutation and that out has one entry per job.
+func (p *Packer) BoundCompletions(order []int, out []float64) {
+	if !p.bound {
+		panic("mps: BoundCompletions without Bind")
+	}
+	in := p.boundIn
+	if len(out) != len(in.Work) {
+		panic(fmt.Sprintf("mps: len(out) = %d, want %d", len(out), len(in.Work)))
+	}
+	p.rec = false
 	p.run(in, order, out, nil)
 }
 
@@ -205,15 +237,11 @@ func (p *Packer) run(in Input, order []int, out []float64, first []int) {
 // interval's allocation and heap.
 func (p *Packer) prepare(in Input, order []int) {
 	n := len(in.Work)
-	if len(in.Min) != n || len(in.Max) != n || len(order) != n {
-		panic(fmt.Sprintf("mps: len(Min) = %d, len(Max) = %d, len(order) = %d, want len(Work) = %d",
-			len(in.Min), len(in.Max), len(order), n))
+	if len(order) != n {
+		panic(fmt.Sprintf("mps: len(order) = %d, want len(Work) = %d", len(order), n))
 	}
-	if n > math.MaxInt32 {
-		panic(fmt.Sprintf("mps: %d jobs, at most %d supported", n, math.MaxInt32))
-	}
-	if math.IsNaN(in.Now) || math.IsInf(in.Now, 0) {
-		panic(fmt.Sprintf("mps: Now = %v, want finite", in.Now))
+	if !p.bound {
+		p.check(in)
 	}
 	if cap(p.jobs) < n {
 		p.jobs = make([]jobState, n)
@@ -232,19 +260,8 @@ func (p *Packer) prepare(in Input, order []int) {
 	}
 	sumMin := 0
 	for j := range n {
-		lo, hi, w := in.Min[j], in.Max[j], in.Work[j]
-		if lo < 0 || lo > hi || hi > in.Slots || hi < 1 {
-			panic(fmt.Sprintf("mps: job %d: Min = %d, Max = %d, Slots = %d, want 0 <= Min <= Max <= Slots and Max >= 1",
-				j, lo, hi, in.Slots))
-		}
-		if !(w > 0) || math.IsInf(w, 1) {
-			panic(fmt.Sprintf("mps: job %d: Work = %v, want positive and finite", j, w))
-		}
-		sumMin += lo
-		p.jobs[j] = jobState{rem: w, cur: lo, hidx: -1, pos: p.jobs[j].pos, live: true}
-	}
-	if sumMin > in.Slots {
-		panic(fmt.Sprintf("mps: sum(Min) = %d exceeds Slots = %d (minima not normalised)", sumMin, in.Slots))
+		sumMin += in.Min[j]
+		p.jobs[j] = jobState{rem: in.Work[j], cur: in.Min[j], hidx: -1, pos: p.jobs[j].pos, live: true}
 	}
 	p.in, p.order = in, order
 	p.slack, p.used, p.ptr = in.Slots-sumMin, 0, 0
@@ -285,6 +302,35 @@ func (p *Packer) prepare(in Input, order []int) {
 	}
 	for i := (len(p.heap) - 2) / heapArity; i >= 0; i-- {
 		p.down(i)
+	}
+}
+
+// check panics unless in meets the preconditions documented on Input.
+func (p *Packer) check(in Input) {
+	n := len(in.Work)
+	if len(in.Min) != n || len(in.Max) != n {
+		panic(fmt.Sprintf("mps: len(Min) = %d, len(Max) = %d, want len(Work) = %d", len(in.Min), len(in.Max), n))
+	}
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("mps: %d jobs, at most %d supported", n, math.MaxInt32))
+	}
+	if math.IsNaN(in.Now) || math.IsInf(in.Now, 0) {
+		panic(fmt.Sprintf("mps: Now = %v, want finite", in.Now))
+	}
+	sumMin := 0
+	for j := range n {
+		lo, hi, w := in.Min[j], in.Max[j], in.Work[j]
+		if lo < 0 || lo > hi || hi > in.Slots || hi < 1 {
+			panic(fmt.Sprintf("mps: job %d: Min = %d, Max = %d, Slots = %d, want 0 <= Min <= Max <= Slots and Max >= 1",
+				j, lo, hi, in.Slots))
+		}
+		if !(w > 0) || math.IsInf(w, 1) {
+			panic(fmt.Sprintf("mps: job %d: Work = %v, want positive and finite", j, w))
+		}
+		sumMin += lo
+	}
+	if sumMin > in.Slots {
+		panic(fmt.Sprintf("mps: sum(Min) = %d exceeds Slots = %d (minima not normalised)", sumMin, in.Slots))
 	}
 }
 
