@@ -45,9 +45,19 @@ func decodeStrict(body []byte, v any) error {
 	return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema: " + err.Error()}
 }
 
-// readBody reads the whole (already size-limited) body.
+// readBody reads the whole (already size-limited) body, into a buffer of
+// the declared length when there is one (up to DefaultBodyLimit; limitBody
+// has refused lengths over the configured limit) rather than growing one
+// by doubling.
 func readBody(r *http.Request) ([]byte, error) {
-	b, err := io.ReadAll(r.Body)
+	size := bytes.MinRead
+	if r.ContentLength > 0 && r.ContentLength <= DefaultBodyLimit {
+		// The extra MinRead is where the read that sees EOF goes.
+		size += int(r.ContentLength)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(r.Body)
+	b := buf.Bytes()
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
@@ -191,10 +193,19 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, c
 	s.writeRaw(w, r, status, contentType, b)
 }
 
+// writeRaw writes b and a newline. b is not appended to: it may be a
+// stored decision that other requests are writing too. The length is
+// declared, so a large answer is not chunked.
 func (s *Server) writeRaw(w http.ResponseWriter, r *http.Request, status int, contentType string, b []byte) {
-	w.Header().Set("Content-Type", contentType)
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(b)+1))
 	w.WriteHeader(status)
-	if _, err := w.Write(append(b, '\n')); err != nil {
+	_, err := w.Write(b)
+	if err == nil {
+		_, err = io.WriteString(w, "\n")
+	}
+	if err != nil {
 		// The client went away; nothing to answer, but keep a trace.
 		s.log.DebugContext(r.Context(), "writing response", "request_id", requestIDFrom(r.Context()), "error", err)
 	}

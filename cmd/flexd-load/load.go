@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/internal/wirejson"
 	"github.com/flexd/flexd/tests/shim"
 )
 
@@ -97,6 +98,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			MaxIdleConns:        conc,
 			MaxIdleConnsPerHost: conc,
 			IdleConnTimeout:     90 * time.Second,
+			// An epoch body is ~50 KB: sent in one or two writes rather
+			// than a dozen through the default 4 KB buffer.
+			WriteBufferSize: 64 << 10,
+			ReadBufferSize:  64 << 10,
 		},
 	}
 	defer client.CloseIdleConnections()
@@ -111,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		sem:    make(chan struct{}, conc),
 		budget: cfg.MaxEpochs,
 	}
-	rep := &Report{Clusters: len(clusters), ErrorsBy: map[string]int64{}}
+	rep := &Report{Clusters: len(clusters), ErrorsBy: map[string]int64{}, FirstError: map[string]string{}}
 	var (
 		wg sync.WaitGroup
 		mu sync.Mutex
@@ -171,7 +176,7 @@ func (l *loader) claim() bool {
 // cluster is one virtual cluster's loop: post the shim's next epoch, apply
 // the decision, wait for the next tick (or not, with --open).
 func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
-	rep := &Report{ErrorsBy: map[string]int64{}}
+	rep := &Report{ErrorsBy: map[string]int64{}, FirstError: map[string]string{}}
 	mapSlots := l.cfg.MapSlots
 	if mapSlots == 0 {
 		mapSlots = l.cfg.Jobs
@@ -191,7 +196,12 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 		// Spread the clusters over the interval, as independent shims are.
 		next = next.Add(time.Duration(rand.Int64N(int64(l.cfg.Interval))))
 	}
-	var body []byte
+	var (
+		body []byte
+		// answer is reused for every response: a cluster has one request
+		// in flight at a time.
+		answer bytes.Buffer
+	)
 	for {
 		if !l.cfg.Open {
 			if !sleepUntil(ctx, next) {
@@ -206,14 +216,17 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 			return rep
 		}
 		if body == nil {
-			b, err := json.Marshal(sh.Request())
+			// A fresh buffer each epoch (the transport may still hold the
+			// last one), sized by it.
+			req := sh.Request()
+			b, err := req.AppendJSON(make([]byte, 0, 1024+len(req.Jobs)*300))
 			if err != nil {
-				rep.countError("encode")
+				rep.countError("encode", err.Error())
 				return rep
 			}
 			body = b
 		}
-		status, respBody, lat, err := l.post(ctx, url, ct.Token, body)
+		status, respBody, lat, err := l.post(ctx, url, ct.Token, body, &answer)
 		if ctx.Err() != nil && err != nil {
 			return rep // the run ended mid-request: not the server's fault
 		}
@@ -222,25 +235,22 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 		rep.BytesSent += int64(len(body))
 		switch {
 		case err != nil:
-			rep.countError("transport")
+			rep.countError("transport", err.Error())
 			continue // retry the same epoch
 		case status/100 != 2:
-			rep.countError(strconv.Itoa(status))
+			rep.countError(strconv.Itoa(status), fmt.Sprintf("%.200s", respBody))
 			if status == http.StatusTooManyRequests || status >= 500 {
 				continue // transient: retry the same epoch
 			}
 			return rep // 4xx: this cluster's sequence is broken
 		}
-		// Only what the shim applies is decoded: the load tool shares the
-		// machine with the server, and building the phases' plans and
-		// maps it never reads would be CPU taken from flexd.
-		var dec appliedDecision
-		if err := json.Unmarshal(respBody, &dec); err != nil {
-			rep.countError("decode")
+		dec, err := readDecision(respBody)
+		if err != nil {
+			rep.countError("decode", err.Error())
 			return rep
 		}
 		if err := sh.Apply(httpapi.EpochResponse{Cluster: dec.Cluster, Epoch: dec.Epoch, Allocations: dec.Allocations}); err != nil {
-			rep.countError("decision")
+			rep.countError("decision", err.Error())
 			return rep
 		}
 		rep.OK++
@@ -256,8 +266,77 @@ type appliedDecision struct {
 	Allocations []httpapi.EpochAllocation `json:"allocations"`
 }
 
-// post sends one epoch and returns the status, body and latency.
-func (l *loader) post(ctx context.Context, url, token string, body []byte) (int, []byte, time.Duration, error) {
+// readDecision checks that an answer is one JSON object and decodes the
+// part the shim applies. The rest is checked for syntax only: the load
+// tool shares the machine with the server, and building the phases' plans
+// and maps it never reads would be CPU taken from flexd. Plain answers take
+// wirejson's fast path; anything else (escaped strings, say) goes to
+// encoding/json.
+func readDecision(body []byte) (appliedDecision, error) {
+	var dec appliedDecision
+	r := wirejson.NewReader(body)
+	if r.BeginObject() {
+		for i := 0; r.NextMember(i); i++ {
+			switch string(r.Key()) {
+			case "cluster":
+				dec.Cluster = r.String()
+			case "epoch":
+				dec.Epoch = r.Int64()
+			case "allocations":
+				dec.Allocations = readAllocations(&r)
+			default:
+				r.SkipValue()
+			}
+		}
+	}
+	if r.AtEnd() {
+		return dec, nil
+	}
+	dec = appliedDecision{}
+	if err := json.Unmarshal(body, &dec); err != nil {
+		return dec, fmt.Errorf("decoding a decision: %w", err)
+	}
+	return dec, nil
+}
+
+// readAllocations reads a decision's allocations array.
+func readAllocations(r *wirejson.Reader) []httpapi.EpochAllocation {
+	if !r.BeginArray() {
+		return nil
+	}
+	out := []httpapi.EpochAllocation{}
+	// Reasons repeat from one job to the next: reuse the string then.
+	var mapReason, reduceReason string
+	for k := 0; r.NextElement(k); k++ {
+		var a httpapi.EpochAllocation
+		if r.BeginObject() {
+			for i := 0; r.NextMember(i); i++ {
+				switch string(r.Key()) {
+				case "id":
+					a.ID = r.String()
+				case "map":
+					a.Map = r.Int()
+				case "reduce":
+					a.Reduce = r.Int()
+				case "map_reason":
+					a.MapReason = r.StringReusing(mapReason)
+					mapReason = a.MapReason
+				case "reduce_reason":
+					a.ReduceReason = r.StringReusing(reduceReason)
+					reduceReason = a.ReduceReason
+				default:
+					r.SkipValue()
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// post sends one epoch and returns the status, the answer (read into buf,
+// valid until the next call with it) and the latency.
+func (l *loader) post(ctx context.Context, url, token string, body []byte, buf *bytes.Buffer) (int, []byte, time.Duration, error) {
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -277,13 +356,17 @@ func (l *loader) post(ctx context.Context, url, token string, body []byte) (int,
 	if err != nil {
 		return 0, nil, time.Since(start), fmt.Errorf("posting: %w", err)
 	}
-	b, err := io.ReadAll(resp.Body)
+	buf.Reset()
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength))
+	}
+	_, err = buf.ReadFrom(resp.Body)
 	resp.Body.Close()
 	lat := time.Since(start)
 	if err != nil {
 		return 0, nil, lat, fmt.Errorf("reading answer: %w", err)
 	}
-	return resp.StatusCode, b, lat, nil
+	return resp.StatusCode, buf.Bytes(), lat, nil
 }
 
 // sleepUntil waits for t or the end of ctx, reporting whether t came.
@@ -304,10 +387,13 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 
 // Report is what a run measured.
 type Report struct {
-	Clusters      int
-	Sent          int64 // requests sent, retries included
-	OK            int64 // 2xx answers
-	ErrorsBy      map[string]int64
+	Clusters int
+	Sent     int64 // requests sent, retries included
+	OK       int64 // 2xx answers
+	ErrorsBy map[string]int64
+	// FirstError holds, by kind, the first error of that kind seen (by
+	// some cluster): what went wrong, for the report.
+	FirstError    map[string]string
 	BytesSent     int64
 	BytesReceived int64
 	Elapsed       time.Duration
@@ -316,7 +402,13 @@ type Report struct {
 	P50, P90, P99, Max, Mean time.Duration
 }
 
-func (r *Report) countError(kind string) { r.ErrorsBy[kind]++ }
+// countError counts an error of kind, keeping detail if it is the first.
+func (r *Report) countError(kind, detail string) {
+	r.ErrorsBy[kind]++
+	if _, ok := r.FirstError[kind]; !ok {
+		r.FirstError[kind] = detail
+	}
+}
 
 func (r *Report) merge(o *Report) {
 	r.Sent += o.Sent
@@ -325,6 +417,11 @@ func (r *Report) merge(o *Report) {
 	r.BytesReceived += o.BytesReceived
 	for k, v := range o.ErrorsBy {
 		r.ErrorsBy[k] += v
+	}
+	for k, v := range o.FirstError {
+		if _, ok := r.FirstError[k]; !ok {
+			r.FirstError[k] = v
+		}
 	}
 	r.latencies = append(r.latencies, o.latencies...)
 }
@@ -379,6 +476,9 @@ func (r *Report) Print(w io.Writer) {
 		fmt.Fprintf(w, "  %s:%d", k, r.ErrorsBy[k])
 	}
 	fmt.Fprintln(w)
+	for _, k := range slices.Sorted(maps.Keys(r.FirstError)) {
+		fmt.Fprintf(w, "first %-9s %s\n", k, r.FirstError[k])
+	}
 	fmt.Fprintf(w, "epochs/s        %.1f\n", r.EpochsPerSecond())
 	fmt.Fprintf(w, "latency ms      p50 %.2f  p90 %.2f  p99 %.2f  max %.2f  mean %.2f\n",
 		ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max), ms(r.Mean))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/flexd/flexd/httpapi"
 	"github.com/flexd/flexd/store/memory"
@@ -85,5 +88,32 @@ func TestPercentile(t *testing.T) {
 	}
 	if got := percentile([]time.Duration{ms(7)}, 99); got != ms(7) {
 		t.Errorf("p99 of one sample = %v", got)
+	}
+}
+
+// TestReadDecision: the fast reader decodes what encoding/json decodes,
+// falls back to it on escapes, and refuses what is not one JSON object.
+func TestReadDecision(t *testing.T) {
+	plain := `{"cluster":"c1","epoch":3,"phases":{"map":{"plan":{"intervals":[{"start":0,"slots":{"a":1}}]}}},` +
+		`"allocations":[{"id":"a","map":1,"reduce":0,"map_reason":"min","reduce_reason":"none"}],"fairness":0.5,"why":["x"]}`
+	escaped := strings.Replace(plain, `"why":["x"]`, `"why":["\u003cstatic\u003e"]`, 1)
+	escapedKey := strings.Replace(plain, `"cluster"`, `"\u0063luster"`, 1)
+	for name, body := range map[string]string{"plain": plain, "escaped value": escaped, "escaped key": escapedKey} {
+		got, err := readDecision([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var want appliedDecision
+		if err := json.Unmarshal([]byte(body), &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: (-encoding/json +readDecision):\n%s", name, diff)
+		}
+	}
+	for _, bad := range []string{plain + "{}", plain[:len(plain)-1], `[]`, ``, strings.Replace(plain, `"map":1`, `"map":"1"`, 1)} {
+		if _, err := readDecision([]byte(bad)); err == nil {
+			t.Errorf("readDecision took %.60q", bad)
+		}
 	}
 }

@@ -69,8 +69,7 @@ func scanRecord(row pgx.Row) (store.Record, error) {
 		request, decision     []byte
 		state                 []byte
 	)
-	// json columns are scanned as bytes: pgx would otherwise decode them
-	// into Go values. Bytes scanned here are the row's own copy.
+	// The bodies are scanned as bytes, each the row's own copy.
 	if err := row.Scan(&r.Cluster, &r.Epoch, &r.DecisionID, &r.RequestHash, &request, &decision, &state, &r.CreatedAt,
 		&jobs, &phases, &slots, &reasons); err != nil {
 		return store.Record{}, err // callers wrap, and map ErrNoRows
@@ -236,12 +235,14 @@ func (s *Store) saveOnce(ctx context.Context, rec store.Record, prevStateEpoch i
 	return store.Record{}, false, fmt.Errorf("cluster state changed during the save: %w", store.ErrStaleState)
 }
 
-// jsonArg passes JSON to a json parameter as text; nil becomes NULL.
+// jsonArg passes a JSON document to a text parameter as its bytes, without
+// a copy to a string; nil becomes NULL. (The columns are text, not json:
+// see migration 00002.)
 func jsonArg(m json.RawMessage) any {
 	if m == nil {
 		return nil
 	}
-	return string(m)
+	return []byte(m)
 }
 
 // retryable reports whether a failed save transaction may succeed if run

@@ -183,22 +183,33 @@ func (c *Cluster) Request() httpapi.EpochRequest {
 	if c.cfg.RatioMode != "" {
 		req.Ratio = &httpapi.RatioConfig{Mode: c.cfg.RatioMode}
 	}
-	for _, j := range c.jobs {
-		w, d, consumed := j.weight, j.deadline, j.consumed
+	// The jobs' optional numbers and phases point into shared arrays: a
+	// handful of allocations per request rather than six per job (the
+	// load tool builds 300 of these a second beside the server).
+	n := len(c.jobs)
+	floats := make([]float64, 3*n)
+	phases := make([]httpapi.PhaseState, 2*n)
+	flags := make([]bool, n)
+	for i, j := range c.jobs {
+		w, d, consumed := &floats[3*i], &floats[3*i+1], &floats[3*i+2]
+		*w, *d, *consumed = j.weight, j.deadline, j.consumed
 		ej := httpapi.EpochJob{
 			ID: j.id, Pool: "default", Submitted: j.submitted,
-			Weight: &w, Deadline: &d, ConsumedSlotSeconds: &consumed,
+			Weight: w, Deadline: d, ConsumedSlotSeconds: consumed,
 		}
 		if !j.mapDone() {
 			pending := int(math.Ceil(j.mapLeft / j.mapTaskTime))
-			ej.Map = &httpapi.PhaseState{
+			ej.Map = &phases[2*i]
+			*ej.Map = httpapi.PhaseState{
 				Min: 0, Max: max(1, pending), Work: j.mapLeft, TotalWork: j.mapTotal(),
 				Pending: pending, Tasks: j.mapTasks, AvgTaskTime: j.mapTaskTime,
 			}
 		}
-		started := j.mapDone()
-		red := &httpapi.PhaseState{Min: 0, Max: j.reduceTasks, Tasks: j.reduceTasks, Started: &started}
-		if started {
+		started := &flags[i]
+		*started = j.mapDone()
+		red := &phases[2*i+1]
+		*red = httpapi.PhaseState{Min: 0, Max: j.reduceTasks, Tasks: j.reduceTasks, Started: started}
+		if *started {
 			// A reduce phase only has work to schedule once the maps are done.
 			red.Work = j.reduceLeft
 			red.TotalWork = j.reduceTotal()
