@@ -276,9 +276,8 @@ type evaluator struct {
 	// metrics, all with deadlines): their optima often sacrifice jobs.
 	deadlines   bool
 	evaluations int
-	// penalty and rampKind are each job's penalty function and tie-breaker
-	// form, resolved once: score runs thousands of times per solve.
-	penalty  []penalty.Func
+	// rampKind is each job's tie-breaker form, resolved once: score runs
+	// thousands of times per solve.
 	rampKind []rampKind
 }
 
@@ -296,10 +295,8 @@ const (
 func newEvaluator(in *instance) *evaluator {
 	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs))}
 	ev.packer.Bind(ev.input)
-	ev.penalty = make([]penalty.Func, len(in.jobs))
 	ev.rampKind = make([]rampKind, len(in.jobs))
 	for k, m := range in.metrics {
-		ev.penalty[k] = m.For(in.pj[k])
 		switch {
 		case m == penalty.TardyJobs:
 			ev.rampKind[k] = rampTardy
@@ -330,7 +327,7 @@ func (ev *evaluator) score(order []int) score {
 		v = math.Inf(-1)
 	}
 	for k, c := range ev.completions {
-		p := ev.penalty[k].At(c)
+		p := in.fn[k].At(c)
 		if in.agg == penalty.Max {
 			v = math.Max(v, p)
 		} else {
@@ -366,7 +363,7 @@ func (ev *evaluator) ramp(k int, c float64) float64 {
 			prev = st.Penalty
 		}
 	case rampPenalty:
-		r += ev.penalty[k].At(c)
+		r += in.fn[k].At(c)
 	default:
 		r += j.Weight * (c - in.now)
 	}

@@ -184,16 +184,19 @@ func Validate(p Problem) error {
 // index is a tie-break by id, which makes every policy deterministic under
 // permutation of the input; orig maps back to the request's order.
 type instance struct {
-	p        Problem
-	jobs     []Job // canonical order
-	orig     []int // orig[k] is the request index of canonical job k
-	slots    int
-	now      float64
-	agg      penalty.Aggregate
-	metric   penalty.Metric   // the problem's metric
-	metrics  []penalty.Metric // per job
-	pj       []penalty.Job    // what the penalty functions read
-	min, max []int            // effective bounds after normalisation and clamping
+	p       Problem
+	jobs    []Job // canonical order
+	orig    []int // orig[k] is the request index of canonical job k
+	slots   int
+	now     float64
+	agg     penalty.Aggregate
+	metric  penalty.Metric   // the problem's metric
+	metrics []penalty.Metric // per job
+	pj      []penalty.Job    // what the penalty functions read
+	// fn is each job's penalty function, its metric resolved once: the
+	// searches evaluate them millions of times.
+	fn       []penalty.Func
+	min, max []int // effective bounds after normalisation and clamping
 	work     []float64
 	// normalized marks jobs whose minimum was scaled down; demandCap marks
 	// jobs whose effective max is their remaining demand.
@@ -218,6 +221,7 @@ func newInstance(p Problem) (*instance, error) {
 		metric:     p.Metric,
 		metrics:    make([]penalty.Metric, n),
 		pj:         make([]penalty.Job, n),
+		fn:         make([]penalty.Func, n),
 		min:        make([]int, n),
 		max:        make([]int, n),
 		work:       make([]float64, n),
@@ -262,6 +266,7 @@ func newInstance(p Problem) (*instance, error) {
 			Iso:         total / float64(min(j.Max, p.Slots)),
 			SLA:         j.SLA,
 		}
+		in.fn[k] = in.metrics[k].For(in.pj[k])
 	}
 	if sumMin > p.Slots {
 		in.normalizeMinima(sumMin)
@@ -312,13 +317,13 @@ func (in *instance) cost(completions []float64) float64 {
 	if in.agg == penalty.Max {
 		v := math.Inf(-1)
 		for k, c := range completions {
-			v = math.Max(v, in.metrics[k].Of(in.pj[k], c))
+			v = math.Max(v, in.fn[k].At(c))
 		}
 		return v
 	}
 	v := 0.0
 	for k, c := range completions {
-		v += in.metrics[k].Of(in.pj[k], c)
+		v += in.fn[k].At(c)
 	}
 	return v
 }
