@@ -306,7 +306,7 @@ type runFlags struct {
 	policies, ratios, omos             []string
 	slowstarts                         []float64
 	seed                               uint64
-	quiet, perJob                      bool
+	quiet, perJob, onBestSplit         bool
 	bandwidthSet                       bool
 	plot                               string
 }
@@ -335,7 +335,10 @@ func newSimulateRunCmd() *cobra.Command {
 			"static split of the same total slots in steps of N map slots;\n" +
 			"--pool-static-sweep N the best pool-fair static split (pd_dhsa with both\n" +
 			"borrowing percentages 0: the jobs' pools share each phase's fixed slots\n" +
-			"max-min fairly, DynamicMR's baseline for PD-DHSA).\n\n" +
+			"max-min fairly, DynamicMR's baseline for PD-DHSA). --on-best-split also runs\n" +
+			"pi_dhsa (pd_dhsa) of --ratio on the configured slots of the best static\n" +
+			"(pool-fair static) split, per policy and slowstart: DynamicMR's comparison\n" +
+			"under the optimized slot configuration, where only what DHSA lends differs.\n\n" +
 			"Workloads: swim (the SWIM trace, TRACE or --trace, first --jobs jobs, submit\n" +
 			"times divided by --compress), flex41 (FLEX 4.1 instance --index with Poisson\n" +
 			"arrivals of mean --lambda s, one generator unit = --unit s), table44 (the\n" +
@@ -377,6 +380,7 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.Float64Var(&f.bandwidthMB, "bandwidth-mbps", 50, "shuffle bandwidth per reduce task, MiB/s (swim default: --reduce-mbps, which the conversion's reduce work assumes)")
 	fl.IntVar(&f.staticStep, "static-sweep", 0, "add the best static split per policy and slowstart, trying every N-th map slot count (0: off)")
 	fl.IntVar(&f.poolStaticStep, "pool-static-sweep", 0, "add the best pool-fair static split per policy and slowstart (pd_dhsa with borrowing off: PD-DHSA's own baseline), trying every N-th map slot count (0: off)")
+	fl.BoolVar(&f.onBestSplit, "on-best-split", false, "also run pi_dhsa on the best static split's slots (needs --static-sweep) and pd_dhsa on the best pool-fair static split's (needs --pool-static-sweep)")
 	fl.StringVar(&f.metric, "metric", string(penalty.AvgResponseTime), "the policies' objective")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the generated workloads")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(sim.Formats(), "|"))
@@ -574,13 +578,14 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 	type group struct {
 		start, end int // [start, end) in variants
 		ratio      string
+		dhsa       string // the DHSA mode --on-best-split runs on the best split
 	}
 	var groups []group
 	for _, sweep := range []struct {
-		step  int
-		ratio string
-		split func(cluster.Config, int, string) []cluster.Variant
-	}{{f.staticStep, "static-best", cluster.StaticSplits}, {f.poolStaticStep, "pool-static-best", cluster.PoolStaticSplits}} {
+		step        int
+		ratio, dhsa string
+		split       func(cluster.Config, int, string) []cluster.Variant
+	}{{f.staticStep, "static-best", "pi_dhsa", cluster.StaticSplits}, {f.poolStaticStep, "pool-static-best", "pd_dhsa", cluster.PoolStaticSplits}} {
 		if sweep.step <= 0 {
 			continue
 		}
@@ -589,10 +594,17 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 				base := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
 					Metric: penalty.Metric(f.metric), MinShare: f.minShare, Bandwidth: bandwidth, SlowStart: ss}
 				vs := sweep.split(base, sweep.step, fmt.Sprintf("%s/%s/ss=%g/", pol, sweep.ratio, ss))
-				groups = append(groups, group{len(variants), len(variants) + len(vs), sweep.ratio})
+				dhsa := ""
+				if f.onBestSplit && slices.Contains(f.ratios, sweep.dhsa) {
+					dhsa = sweep.dhsa
+				}
+				groups = append(groups, group{len(variants), len(variants) + len(vs), sweep.ratio, dhsa})
 				variants = append(variants, vs...)
 			}
 		}
+	}
+	if f.onBestSplit && !slices.ContainsFunc(groups, func(g group) bool { return g.dhsa != "" }) {
+		return usageError{errors.New("--on-best-split needs pi_dhsa in --ratio with --static-sweep, or pd_dhsa with --pool-static-sweep")}
 	}
 	bar := newLazyBar(cmd.ErrOrStderr(), f.quiet, "jobs")
 	results, err := cluster.RunAll(variants, jobs, 0, bar.set)
@@ -600,15 +612,33 @@ func runRun(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	rows := make([]runRow, 0, nMain+len(groups))
+	rows := make([]runRow, 0, nMain+2*len(groups))
 	for _, r := range results[:nMain] {
 		rows = append(rows, rowOf(r, f.perJob))
 	}
+	var onBest []cluster.Variant
 	for _, g := range groups {
 		best := cluster.Best(results[g.start:g.end])
 		row := rowOf(best, f.perJob)
 		row.Ratio = g.ratio
 		rows = append(rows, row)
+		if g.dhsa != "" {
+			c := best.Variant.Config
+			onBest = append(onBest, cluster.OnSplit(best, g.dhsa,
+				fmt.Sprintf("%s/%s-on-%s/ss=%g/%d/%d", c.Policy, g.dhsa, g.ratio, c.SlowStart, c.MapSlots, c.ReduceSlots)))
+		}
+	}
+	if len(onBest) > 0 {
+		// A second round: each run needs its sweep's best split.
+		bar := newLazyBar(cmd.ErrOrStderr(), f.quiet, "jobs")
+		rs, err := cluster.RunAll(onBest, jobs, 0, bar.set)
+		bar.finish()
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			rows = append(rows, rowOf(r, f.perJob))
+		}
 	}
 	out := cmd.OutOrStdout()
 	if f.format == "table" {

@@ -53,3 +53,49 @@ func TestSimulateRunPoolSweepUsage(t *testing.T) {
 		t.Errorf("error %v: want a usage error naming --pool-static-sweep", err)
 	}
 }
+
+// TestSimulateRunOnBestSplit: --on-best-split adds one row per sweep, the
+// DHSA mode on the configured slots of that sweep's best split, and needs
+// a sweep whose DHSA mode is in --ratio.
+func TestSimulateRunOnBestSplit(t *testing.T) {
+	root := newRootCmd()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetArgs([]string{"simulate", "run", "--workload", "table44", "--jobs", "2", "--policies", "fifo",
+		"--ratio", "pi_dhsa,pd_dhsa", "--slowstart", "1", "--static-sweep", "20", "--pool-static-sweep", "20",
+		"--on-best-split", "--format", "json", "--quiet"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	var rows []runRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 6 (2 modes, 2 sweeps, 2 runs on the best splits): %+v", len(rows), rows)
+	}
+	for i, want := range []struct{ ratio, of string }{{"pi_dhsa", "static-best"}, {"pd_dhsa", "pool-static-best"}} {
+		best, on := rows[2+i], rows[4+i]
+		if best.Ratio != want.of {
+			t.Fatalf("row %d ratio %q, want %q", 2+i, best.Ratio, want.of)
+		}
+		prefix := "fifo/" + want.ratio + "-on-" + want.of + "/ss=1/"
+		if on.Ratio != want.ratio || !strings.HasPrefix(on.Label, prefix) || on.MapSlots != best.MapSlots || on.ReduceSlots != best.ReduceSlots {
+			t.Errorf("row %+v: want %s on %s's slots %d/%d, labelled %s...", on, want.ratio, want.of, best.MapSlots, best.ReduceSlots, prefix)
+		}
+		if !(on.Makespan > 0) {
+			t.Errorf("%s makespan %v, want > 0", on.Label, on.Makespan)
+		}
+	}
+
+	root = newRootCmd()
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&bytes.Buffer{})
+	root.SetArgs([]string{"simulate", "run", "--workload", "table44", "--jobs", "2", "--ratio", "pd_dhsa",
+		"--static-sweep", "20", "--on-best-split", "--quiet"})
+	err := root.Execute()
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--on-best-split") {
+		t.Errorf("pd_dhsa with only --static-sweep: error %v, want a usage error naming --on-best-split", err)
+	}
+}

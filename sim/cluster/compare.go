@@ -110,3 +110,19 @@ func Best(rs []Result) Result {
 	}
 	return best
 }
+
+// OnSplit is a dynamic ratio mode run on the configured slots of a static
+// split: r's configuration with its ratio mode set to mode and DHSA's
+// borrowing back at its defaults, labelled label. DynamicMR measures DHSA
+// against Hadoop "under the optimized map/reduce slot configuration",
+// found by enumerating every split (001, "Performance Improvement for
+// DynamicMR"; Appendix C: a static split is only as good as its tuning),
+// so both run on the same configured map and reduce slots and differ only
+// in what DHSA lends. With r the best of StaticSplits (for pi_dhsa) or of
+// PoolStaticSplits (for pd_dhsa), that is DHSA on its baseline's best
+// configuration.
+func OnSplit(r Result, mode, label string) Variant {
+	c := r.Variant.Config
+	c.Ratio, c.BorrowMap, c.BorrowReduce = mode, nil, nil
+	return Variant{Label: label, Config: c}
+}

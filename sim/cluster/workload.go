@@ -137,7 +137,9 @@ type Mixed struct {
 	// Jobs) of them, at random positions. Taken literally (0 is all
 	// reduce-heavy).
 	MapHeavy float64
-	// Lambda is the mean inter-arrival time, seconds (default 30).
+	// Lambda is the mean inter-arrival time, seconds; 0 submits every job
+	// at once (DynamicMR's batch submission). The command line's default is
+	// 30.
 	Lambda float64
 	// Pools, when > 1, puts job i in pool "p<i mod Pools>" (PD-DHSA).
 	Pools int
@@ -157,9 +159,8 @@ const (
 // GenerateMixed returns the jobs of cfg drawn with seed.
 func GenerateMixed(cfg Mixed, seed uint64) ([]Job, error) {
 	n := cmp.Or(cfg.Jobs, 20)
-	lambda := cmp.Or(cfg.Lambda, 30)
-	if n < 1 || !(cfg.MapHeavy >= 0 && cfg.MapHeavy <= 1) || !(lambda >= 0) {
-		return nil, fmt.Errorf("cluster: mixed: %d jobs, map-heavy share %v, lambda %v out of range", n, cfg.MapHeavy, lambda)
+	if n < 1 || !(cfg.MapHeavy >= 0 && cfg.MapHeavy <= 1) || !(cfg.Lambda >= 0) {
+		return nil, fmt.Errorf("cluster: mixed: %d jobs, map-heavy share %v, lambda %v out of range", n, cfg.MapHeavy, cfg.Lambda)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0))
 	heavy := make([]bool, n)
@@ -167,7 +168,7 @@ func GenerateMixed(cfg Mixed, seed uint64) ([]Job, error) {
 	for x, pos := range rng.Perm(n) {
 		heavy[pos] = x < nm
 	}
-	arr := PoissonArrivals(n, lambda, seed, arrivalStream)
+	arr := PoissonArrivals(n, cfg.Lambda, seed, arrivalStream)
 	jobs := make([]Job, n)
 	for i := range jobs {
 		scale := func(k int) int { return max(1, int(math.Round(float64(k)*(0.5+rng.Float64())))) }

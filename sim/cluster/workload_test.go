@@ -43,6 +43,18 @@ func TestGenerateWorkloads(t *testing.T) {
 	if heavy != 7 {
 		t.Errorf("mixed: %d map-heavy jobs, want 7", heavy)
 	}
+	if mixed[9].Arrival <= 0 {
+		t.Errorf("mixed with lambda 5: the last job arrives at %g, want later than 0", mixed[9].Arrival)
+	}
+	batch, err := GenerateMixed(Mixed{Jobs: 10, MapHeavy: 0.7}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range batch {
+		if j.Arrival != 0 {
+			t.Errorf("mixed with lambda 0 (batch submission): job %s arrives at %g, want 0", j.ID, j.Arrival)
+		}
+	}
 	w := sim.DefaultWorkload()
 	fj, err := GenerateFLEX41(FLEX41{Workload: w, Lambda: 60}, 1)
 	if err != nil {
