@@ -193,7 +193,9 @@ func computeMixed(t *testing.T, policy string, mapHeavy float64) mixedResults {
 // saw the same (early reduces keep the reduce slots until their maps end).
 // The papers' remedy is OMO's lazy start (dissertation 4.3.2), and with it
 // both DHSA modes beat the best static split
-// (TestLazyStartLetsDHSABeatStaticSplits).
+// (TestLazyStartLetsDHSABeatStaticSplits). And DHSA on the best split's own
+// slots, DynamicMR's comparison, beats it in every cell
+// (TestDHSAOnTheBestSplitBeatsIt). docs/phase-budgets.md has the tables.
 func TestDynamicSlotsBeatStaticSplits(t *testing.T) {
 	type dir struct {
 		mode string
