@@ -1,6 +1,7 @@
 package epoch
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,8 +23,31 @@ func Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 	return Decider{}.Decide(req, prev)
 }
 
+// Checked is a request that Check found valid, so DecideChecked need not
+// validate it again (validation is about a tenth of the server's CPU per
+// epoch, and it allocates). Only Check makes one; the request it holds
+// shares its slices with the one checked, which must not change after.
+type Checked struct {
+	req   Request
+	valid bool
+}
+
+// Request is the checked request.
+func (c Checked) Request() Request { return c.req }
+
+// Check validates req with limits (Validate) and, when it breaks no rule,
+// returns it as Checked. Otherwise the problems are returned and the
+// Checked is the zero value, which DecideChecked refuses.
+func Check(req Request, limits Limits) (Checked, []solver.FieldError) {
+	if fes := Validate(req, limits); fes != nil {
+		return Checked{}, fes
+	}
+	return Checked{req: req, valid: true}, nil
+}
+
 // Decide validates req (with the default Limits; a caller with tighter
-// limits validates first), runs the ratio stage (package ratio:
+// limits, or one that decides a request more than once, uses Check and
+// DecideChecked), runs the ratio stage (package ratio:
 // docs/algorithms.md section 7) for the phase budgets and OMO's decisions,
 // solves each phase's problem with its policy on its budget (in pd_dhsa,
 // each pool's phase problem on the pool's budget) and assembles the
@@ -49,9 +73,21 @@ func Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 // failed or broke its contract (a 500: a bug, not the caller's fault). On
 // error the returned state is prev.
 func (d Decider) Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
-	if fes := Validate(req, Limits{}); fes != nil {
+	c, fes := Check(req, Limits{})
+	if fes != nil {
 		return Decision{}, prev, &solver.ValidationError{Problems: fes}
 	}
+	return d.DecideChecked(c, prev)
+}
+
+// DecideChecked is Decide on a request Check has validated. A zero Checked
+// (one Check did not return as valid) is refused with an error, never
+// decided.
+func (d Decider) DecideChecked(c Checked, prev ClusterState) (Decision, ClusterState, error) {
+	if !c.valid {
+		return Decision{}, prev, errors.New("epoch: DecideChecked on a request Check did not validate")
+	}
+	req := c.req
 	var prevOMO OMOState
 	if prev.OMO != nil {
 		prevOMO = *prev.OMO

@@ -379,3 +379,40 @@ func TestDecideWithFlex(t *testing.T) {
 		t.Errorf("reducing's reduce allocation %+v breaks its demand of 3", a)
 	}
 }
+
+// TestDecideChecked: Check returns a valid request as Checked and an
+// invalid one's problems; DecideChecked decides a Checked exactly as
+// Decide decides the request, and refuses the zero Checked rather than
+// decide what nobody validated.
+func TestDecideChecked(t *testing.T) {
+	req := epochtest.Request(3).Jobs(
+		epochtest.Job("a").Map(0, 4, 10).Build(),
+		epochtest.Job("b").Map(1, 8, 30).Reduce(0, 4, 10).Build(),
+	).Build()
+	c, fes := epoch.Check(req, epoch.Limits{})
+	if fes != nil {
+		t.Fatalf("Check: %v", fes)
+	}
+	want, wantNext, err := epoch.Decide(req, epoch.ClusterState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, gotNext, err := epoch.Decider{}.DecideChecked(c, epoch.ClusterState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DecideChecked differs from Decide (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantNext, gotNext); diff != "" {
+		t.Errorf("next state differs (-want +got):\n%s", diff)
+	}
+
+	if _, fes := epoch.Check(req, epoch.Limits{MaxJobs: 1}); len(fes) != 1 || fes[0].Field != "jobs" {
+		t.Errorf("Check with MaxJobs 1 on 2 jobs: %v, want one problem at jobs", fes)
+	}
+	prev := epoch.ClusterState{LastEpoch: 2}
+	if _, next, err := (epoch.Decider{}).DecideChecked(epoch.Checked{}, prev); err == nil || next != prev {
+		t.Errorf("DecideChecked on the zero Checked: error %v, state %+v; want an error and the previous state", err, next)
+	}
+}

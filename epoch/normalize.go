@@ -60,6 +60,18 @@ func Normalize(req Request) (mapProblem, reduceProblem PhaseProblem) {
 		case req.Policy != "":
 			pp.Policy = req.Policy
 		}
+		// Counted first so the slices are allocated once: a phase problem
+		// is built for every epoch, twice.
+		n := 0
+		for _, j := range req.Jobs {
+			if participates(get(j)) {
+				n++
+			}
+		}
+		if n == 0 {
+			return pp
+		}
+		pp.Problem.Jobs, pp.Index = make([]solver.Job, 0, n), make([]int, 0, n)
 		for i, j := range req.Jobs {
 			p := get(j)
 			if !participates(p) {

@@ -278,11 +278,12 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	req, wire, err := decodeEpochRequest(body, cluster, s.cfg.Limits)
+	checked, wire, err := decodeEpochRequest(body, cluster, s.cfg.Limits)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
+	req := checked.Request()
 	canonical, err := canonicalRequest(wire, len(body))
 	if err != nil {
 		// The body decoded, so this cannot be the caller's fault.
@@ -312,7 +313,7 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		resp, next, err := s.decide(cluster, req, prevState)
+		resp, next, err := s.decide(cluster, checked, prevState)
 		if err != nil {
 			s.problem(w, r, err)
 			return
@@ -403,33 +404,36 @@ func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
 }
 
 // decodeEpochRequest decodes, converts and validates an epoch body: every
-// caller error (400 or 422) comes out of here, before any store call. It
-// returns the wire form too, for canonicalRequest.
-func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Request, *EpochRequest, error) {
+// caller error (400 or 422) comes out of here, before any store call. The
+// request comes back as epoch.Checked, so deciding it (once, or again on a
+// state conflict) does not validate it again. It returns the wire form
+// too, for canonicalRequest.
+func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Checked, *EpochRequest, error) {
 	var wire EpochRequest
 	if !decodeEpochFast(body, &wire) {
 		// Anything the fast path does not take, errors above all, is
 		// encoding/json's to decode and to explain.
 		wire = EpochRequest{}
 		if err := decodeStrict(body, &wire); err != nil {
-			return epoch.Request{}, nil, err
+			return epoch.Checked{}, nil, err
 		}
 	}
 	var fields []solver.FieldError
 	if wire.Cluster != "" && wire.Cluster != cluster {
 		fields = append(fields, solver.FieldError{Field: "cluster", Message: fmt.Sprintf("%q differs from the path's cluster %q", wire.Cluster, cluster)})
 	}
-	req := wire.Domain()
-	fields = append(fields, epoch.Validate(req, limits)...)
+	checked, fes := epoch.Check(wire.Domain(), limits)
+	fields = append(fields, fes...)
 	if len(fields) > 0 {
-		return req, &wire, &solver.ValidationError{Problems: fields}
+		return epoch.Checked{}, &wire, &solver.ValidationError{Problems: fields}
 	}
-	return req, &wire, nil
+	return checked, &wire, nil
 }
 
 // decide runs the epoch pipeline with every phase's solve timed, and
 // converts the decision to the wire form (without its decision id).
-func (s *Server) decide(cluster string, req epoch.Request, prev epoch.ClusterState) (*EpochResponse, epoch.ClusterState, error) {
+func (s *Server) decide(cluster string, checked epoch.Checked, prev epoch.ClusterState) (*EpochResponse, epoch.ClusterState, error) {
+	req := checked.Request()
 	// Decide calls the policies one after the other, so the timings arrive
 	// in call order; attributeTimes tells which phase each one solved.
 	var timings []time.Duration
@@ -440,7 +444,7 @@ func (s *Server) decide(cluster string, req epoch.Request, prev epoch.ClusterSta
 		}
 		return timedSolver{Solver: pol, record: func(d time.Duration) { timings = append(timings, d) }}, true
 	}}
-	dec, next, err := d.Decide(req, prev)
+	dec, next, err := d.DecideChecked(checked, prev)
 	if err != nil {
 		return nil, prev, fmt.Errorf("deciding epoch %d of %s: %w", req.Epoch, cluster, err)
 	}
