@@ -24,8 +24,8 @@ func Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 }
 
 // Checked is a request that Check found valid, so DecideChecked need not
-// validate it again (validation is about a tenth of the server's CPU per
-// epoch, and it allocates). Only Check makes one; the request it holds
+// validate it again (each validation of a 200-job epoch is about 4% of
+// the server's CPU for it, and a sixth of its allocations). Only Check makes one; the request it holds
 // shares its slices with the one checked, which must not change after.
 type Checked struct {
 	req   Request

@@ -273,9 +273,10 @@ func TestPDDHSABeatsPoolFairStaticSplit(t *testing.T) {
 // configuration", found by enumerating every split, both running on the
 // same configured slots (OnSplit). On those slots PI-DHSA beats the best
 // static split and PD-DHSA the best pool-fair static split, under FLEX
-// and FAIR, on both mixes, at both slowstarts: whatever the tuning, DHSA
-// lending the idle slots of one phase to the other lowers the makespan.
-// This holds where the 40/40 configuration does not (map-heavy at
+// and FAIR, on both mixes, at both slowstarts: even on the best-tuned
+// split, lending one phase's idle slots to the other lowers the makespan.
+// (Over seeds 1-6 and other arrival rates it holds in most runs, not all:
+// scripts/dhsa-robustness.sh, docs/phase-budgets.md.) This holds where the 40/40 configuration does not (map-heavy at
 // slowstart 0.05, TestDynamicSlotsBeatStaticSplits): its reduce slots are
 // the ones early reduce tasks hold idle, and no lending can free them.
 func TestDHSAOnTheBestSplitBeatsIt(t *testing.T) {
