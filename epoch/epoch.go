@@ -76,6 +76,9 @@ type Request struct {
 	Ratio Ratio
 	// OMO switches the dissertation's chapter 4 decisions on.
 	OMO OMO
+	// Effort is FLEX's search effort in both phases (the API's effort:
+	// nil the default, 0 the fastest, n times the default search).
+	Effort *int
 	// ReleasedSlots counts the slots released since the previous epoch
 	// (>= 0), the sample OMO's release-rate average takes.
 	ReleasedSlots int

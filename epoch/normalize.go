@@ -54,6 +54,8 @@ func Normalize(req Request) (mapProblem, reduceProblem PhaseProblem) {
 				Options: solver.Options{FairVariant: req.FairVariant},
 			},
 		}
+		// Validate has checked it; a bad one here is left to the default.
+		pp.Problem.Options.Effort, _ = solver.EffortOption(req.Effort)
 		switch {
 		case override != "":
 			pp.Policy, pp.PolicyField = override, field

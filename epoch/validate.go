@@ -153,6 +153,9 @@ func (v *validator) request(req Request, maxSlots int) {
 	default:
 		v.add(-1, "fair_variant", "", "unknown fair variant %q; one of mrv1, yarn", req.FairVariant)
 	}
+	if _, err := solver.EffortOption(req.Effort); err != nil {
+		v.add(-1, "effort", "", "%s", err.Error())
+	}
 	for _, s := range []struct {
 		field string
 		n     int

@@ -96,6 +96,12 @@ func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) {
 		case "released_slots":
 			seen(r, &mask, 11)
 			v.ReleasedSlots = r.Int()
+		case "effort":
+			seen(r, &mask, 13)
+			if !r.Null() {
+				e := r.Int()
+				v.Effort = &e
+			}
 		case "jobs":
 			seen(r, &mask, 12)
 			if r.BeginArray() {
@@ -479,6 +485,10 @@ func (w *jsonWriter) epochRequest(v *EpochRequest) {
 	if v.ReleasedSlots != 0 {
 		w.raw(`,"released_slots":`)
 		w.int(int64(v.ReleasedSlots))
+	}
+	if v.Effort != nil {
+		w.raw(`,"effort":`)
+		w.int(int64(*v.Effort))
 	}
 	w.raw(`,"jobs":`)
 	if v.Jobs == nil {

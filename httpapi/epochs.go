@@ -47,7 +47,10 @@ type EpochRequest struct {
 	Ratio       *RatioConfig `json:"ratio,omitempty"`
 	OMO         *OMOConfig   `json:"omo,omitempty"`
 	// ReleasedSlots is how many slots were released since the last epoch (OMO).
-	ReleasedSlots int        `json:"released_slots,omitempty" example:"37"`
+	ReleasedSlots int `json:"released_slots,omitempty" example:"37"`
+	// Effort scales FLEX's search in both phases: 1 (default), n times the
+	// default search (at most 16), or 0, the fastest answer.
+	Effort *int `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
 	Jobs          []EpochJob `json:"jobs" validate:"required"`
 }
 

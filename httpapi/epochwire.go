@@ -21,6 +21,7 @@ func (w *EpochRequest) Domain() epoch.Request {
 		FairVariant:   w.FairVariant,
 		Slots:         epoch.Slots{Map: w.Slots.Map, Reduce: w.Slots.Reduce},
 		ReleasedSlots: w.ReleasedSlots,
+		Effort:        w.Effort,
 		Jobs:          make([]epoch.Job, len(w.Jobs)),
 	}
 	if w.PhasePolicy != nil {

@@ -25,8 +25,12 @@ type SolveRequest struct {
 	// FairVariant selects Hadoop's fair share for policy fair: mrv1 (default) or yarn.
 	FairVariant string `json:"fair_variant,omitempty" enums:"mrv1,yarn"`
 	// Explain asks for every candidate order and its value.
-	Explain bool       `json:"explain,omitempty"`
-	Jobs    []SolveJob `json:"jobs" validate:"required"`
+	Explain bool `json:"explain,omitempty"`
+	// Effort scales FLEX's search: 1 (default) answers a J = 200 problem
+	// in tens of milliseconds; n multiplies that search by n (at most 16);
+	// 0 is the fastest answer, the best candidate order without local search.
+	Effort *int       `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
+	Jobs   []SolveJob `json:"jobs" validate:"required"`
 }
 
 // SolveJob is one job of a phase problem.
@@ -180,6 +184,11 @@ func (req *SolveRequest) Problem() (solver.Problem, SolveOptions, error) {
 		Metric:  penalty.Metric(req.Objective),
 		Jobs:    make([]solver.Job, len(req.Jobs)),
 		Options: solver.Options{Explain: req.Explain, FairVariant: req.FairVariant},
+	}
+	if eff, err := solver.EffortOption(req.Effort); err != nil {
+		fields = append(fields, solver.FieldError{Field: "effort", Message: err.Error()})
+	} else {
+		p.Options.Effort = eff
 	}
 	for i, j := range req.Jobs {
 		p.Jobs[i] = j.job()

@@ -68,6 +68,10 @@ type StudyConfig struct {
 	// Oracle computes OPT (default solver.Exhaustive: one pass over every
 	// order serves all metrics).
 	Oracle Oracle
+	// Indexed, when set, replaces Oracle: a reference that knows each
+	// instance's index (SearchOracle's cache), which lifts the MaxOptJobs
+	// limit.
+	Indexed IndexedOracle
 	// Progress, when set, is called after each instance with the number of
 	// instances done and the total, from one goroutine at a time.
 	Progress func(done, total int)
@@ -106,7 +110,7 @@ func (c StudyConfig) Validate() error {
 	if err := c.Workload.Validate(); err != nil {
 		return err
 	}
-	if c.Jobs > MaxOptJobs {
+	if c.Jobs > MaxOptJobs && c.Indexed == nil {
 		return fmt.Errorf("%w: jobs = %d, at most %d", ErrTooManyJobs, c.Jobs, MaxOptJobs)
 	}
 	if c.Instances < 1 {
@@ -187,7 +191,7 @@ func runInstances(cfg StudyConfig, seed uint64, progress func(done, total int)) 
 				if i >= cfg.Instances {
 					return
 				}
-				outs[i] = solveInstance(cfg, GenerateInstance(cfg.Workload, seed, i))
+				outs[i] = solveInstance(cfg, i, GenerateInstance(cfg.Workload, seed, i))
 				if outs[i].err != nil {
 					outs[i].err = fmt.Errorf("instance %d: %w", i, outs[i].err)
 					failed.Store(true)
@@ -205,10 +209,15 @@ func runInstances(cfg StudyConfig, seed uint64, progress func(done, total int)) 
 	return outs
 }
 
-func solveInstance(cfg StudyConfig, p solver.Problem) outcome {
+func solveInstance(cfg StudyConfig, index int, p solver.Problem) outcome {
 	o := outcome{val: make([][]float64, len(cfg.Policies))}
 	var err error
-	if o.opt, err = cfg.Oracle(p, cfg.Metrics); err != nil {
+	if cfg.Indexed != nil {
+		o.opt, err = cfg.Indexed(index, p, cfg.Metrics)
+	} else {
+		o.opt, err = cfg.Oracle(p, cfg.Metrics)
+	}
+	if err != nil {
 		return outcome{err: fmt.Errorf("OPT: %w", err)}
 	}
 	if len(o.opt) != len(cfg.Metrics) {

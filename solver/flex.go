@@ -47,6 +47,14 @@ const (
 	plateauSearchFactor = 8
 	plateauSearchPasses = 10
 	maxPlateauBoostJobs = 100
+	// dueJobEvaluations is the default budget of the search at scale
+	// (dueSearch), in job-evaluations: at J = 100 it allows 5,000
+	// schedules, about 15 ms on a 2-core machine.
+	dueJobEvaluations = 500_000
+	// maxExhaustiveSearchJobs is the largest J at which sums of deadline
+	// penalties use the J = 10 search (improve: every insertion and swap,
+	// sacrifice moves, kicks); past it dueSearch takes over.
+	maxExhaustiveSearchJobs = 12
 	// defaultDPCells bounds the non-convex knapsack DP.
 	defaultDPCells = 50_000_000
 	// improveTol is the relative improvement a local-search move must make
@@ -108,19 +116,30 @@ func (Flex) Solve(p Problem) (Result, error) {
 	// Stable: among equal scores the earlier candidate (generic first) wins.
 	sort.SliceStable(tried, func(a, b int) bool { return tried[a].s.less(tried[b].s) })
 	best := tried[0]
+	n := len(in.jobs)
+	atScale := ev.deadlines && n > maxExhaustiveSearchJobs
 	budget := p.Options.SearchEvaluations
-	if budget == 0 {
-		budget = min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/len(in.jobs)))
-		if ev.plateau && len(in.jobs) <= maxPlateauBoostJobs {
-			// Step, tardiness and minimax objectives tie on plateaus where
-			// local search stalls; on small problems the iterated kicks get
-			// more room (on large ones a schedule costs too much for it).
-			n := len(in.jobs)
-			budget = min(budget*plateauSearchFactor, plateauSearchPasses*n*n)
-		}
+	switch {
+	case budget != 0:
+	case p.Options.Effort == FastestEffort:
+		budget = -1
+	default:
+		budget = defaultBudget(n, ev.plateau, atScale) * max(DefaultEffort, p.Options.Effort)
 	}
-	if budget > 0 && len(in.jobs) > 1 {
-		improved := ev.improve(tried, budget)
+	if budget > 0 && n > 1 {
+		improved := best
+		if atScale {
+			// A tenth of the budget on the J = 10 search from the best
+			// candidates and the deadline orders (adjacent swaps first,
+			// which repair deadline orders cheaply), the rest at scale.
+			pre := ev.improve(tried, budget/10)
+			if pre.s.less(best.s) {
+				best = pre
+			}
+			improved = ev.dueSearch(best, budget-budget/10)
+		} else {
+			improved = ev.improve(tried, budget)
+		}
 		if improved.s.less(best.s) {
 			best = improved
 		}
@@ -134,6 +153,27 @@ func (Flex) Solve(p Problem) (Result, error) {
 	stats.Evaluations = ev.evaluations + 1
 	res.Stats = stats
 	return res, nil
+}
+
+// defaultBudget is the local search's default budget in MPS evaluations for
+// n jobs: about searchJobEvaluations job-evaluations, so that the search
+// costs about the same at every J; more on plateau objectives with few jobs
+// (see plateauSearchFactor); and, for sums of deadline penalties past
+// maxExhaustiveSearchJobs, dueJobEvaluations job-evaluations, where the
+// search at scale (dueSearch) converges on the FLEX 4.1 generator's
+// instances up to J = 200 (docs/solver-at-scale.md).
+func defaultBudget(n int, plateau, atScale bool) int {
+	if atScale {
+		return min(plateauSearchPasses*n*n, max(minSearchEvaluations, dueJobEvaluations/n))
+	}
+	budget := min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/n))
+	if plateau && n <= maxPlateauBoostJobs {
+		// Step, tardiness and minimax objectives tie on plateaus where
+		// local search stalls; on small problems the iterated kicks get
+		// more room (on large ones a schedule costs too much for it).
+		budget = min(budget*plateauSearchFactor, plateauSearchPasses*n*n)
+	}
+	return budget
 }
 
 // scoredOrder is a candidate order with its MPS score.
@@ -321,6 +361,12 @@ func newEvaluator(in *instance) *evaluator {
 func (ev *evaluator) score(order []int) score {
 	ev.evaluations++
 	ev.packer.BoundCompletions(order, ev.completions)
+	return ev.scoreCompletions()
+}
+
+// scoreCompletions scores the schedule whose completions the packer just
+// wrote into ev.completions.
+func (ev *evaluator) scoreCompletions() score {
 	in := ev.in
 	v, second := 0.0, 0.0
 	if in.agg == penalty.Max {

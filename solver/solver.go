@@ -17,6 +17,8 @@
 package solver
 
 import (
+	"fmt"
+
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver/mps"
 )
@@ -78,10 +80,28 @@ type Options struct {
 	// means a default that scales down with J (see flex.go), negative
 	// disables local search.
 	SearchEvaluations int
+	// Effort scales FLEX's search: 0 means DefaultEffort; n >= 1
+	// multiplies the default budget by n; FastestEffort skips the local
+	// search (the best candidate order is the answer). It has no effect
+	// when SearchEvaluations is set.
+	Effort int
 	// DPCells caps the cells of the non-convex knapsack DP; 0 means the
 	// default (about 5e7), past which FLEX falls back to a greedy order.
 	DPCells int
 }
+
+// The search efforts (Options.Effort, the API's effort).
+const (
+	// FastestEffort skips FLEX's local search: the API's effort 0.
+	FastestEffort = -1
+	// DefaultEffort is the default budget, sized so that a solve stays in
+	// milliseconds up to J = 200 (docs/solver-at-scale.md).
+	DefaultEffort = 1
+	// MaxEffort bounds the multiplier a caller may ask for: a solve at
+	// MaxEffort costs MaxEffort times the default, which the API's request
+	// limits must keep affordable.
+	MaxEffort = 16
+)
 
 // Reason says why a job holds the slots it holds in the first interval.
 type Reason string
@@ -188,4 +208,19 @@ func ByName(name string) (Solver, bool) {
 		return Optimal{}, true
 	}
 	return nil, false
+}
+
+// EffortOption converts the API's effort (nil: the default; 0: the
+// fastest answer; n in 1..MaxEffort: n times the default search) to
+// Options.Effort, or says why it is out of range.
+func EffortOption(effort *int) (int, error) {
+	switch {
+	case effort == nil:
+		return 0, nil
+	case *effort == 0:
+		return FastestEffort, nil
+	case *effort < 0 || *effort > MaxEffort:
+		return 0, fmt.Errorf("must be an integer in [0, %d], got %d", MaxEffort, *effort)
+	}
+	return *effort, nil
 }

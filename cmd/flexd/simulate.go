@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,8 @@ type studyFlags struct {
 	values                 []float64
 	quiet                  bool
 	plot                   string
+	reference, refCache    string
+	refEffort              int
 }
 
 func newSimulateStudyCmd() *cobra.Command {
@@ -75,7 +78,10 @@ func newSimulateStudyCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.jobs, "jobs", def.Jobs, "jobs per instance, J (OPT is exhaustive: at most 10)")
+	fl.IntVar(&f.jobs, "jobs", def.Jobs, "jobs per instance, J (OPT is exhaustive: at most 10; past that --reference search)")
+	fl.StringVar(&f.reference, "reference", "opt", "what ratios divide by: opt (exhaustive, J <= 10) or search (best known order from a long iterated local search, any J)")
+	fl.IntVar(&f.refEffort, "reference-effort", 10, fmt.Sprintf("with --reference search: %d MPS evaluations per instance and metric per unit", sim.ReferenceEvaluationsPerEffort))
+	fl.StringVar(&f.refCache, "reference-cache", defaultReferenceCache(), "with --reference search: directory caching references by workload, seed and effort (empty: no cache)")
 	fl.IntVar(&f.slots, "slots", def.Slots, "slots, S")
 	fl.IntVar(&f.instances, "instances", 100, "instances per study (per sweep value)")
 	fl.Float64Var(&f.small, "small", def.Small, "share of small jobs, in [0, 1]")
@@ -95,8 +101,20 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	if !slices.Contains(sim.Formats(), f.format) {
 		return usageError{fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(sim.Formats(), ", "))}
 	}
-	if f.jobs > sim.MaxOptJobs {
-		return usageError{fmt.Errorf("--jobs %d: OPT is an exhaustive search over J! orders and takes at most %d jobs", f.jobs, sim.MaxOptJobs)}
+	switch f.reference {
+	case "opt":
+		if f.jobs > sim.MaxOptJobs {
+			return usageError{fmt.Errorf("--jobs %d: OPT is an exhaustive search over J! orders and takes at most %d jobs; use --reference search", f.jobs, sim.MaxOptJobs)}
+		}
+	case "search":
+		if f.refEffort < 1 {
+			return usageError{fmt.Errorf("--reference-effort %d: want at least 1", f.refEffort)}
+		}
+		if f.sweep != "" {
+			return usageError{errors.New("--reference search does not combine with --sweep yet: run one study per value")}
+		}
+	default:
+		return usageError{fmt.Errorf("--reference %q: want opt or search", f.reference)}
 	}
 	if f.instances < 1 {
 		return usageError{fmt.Errorf("--instances %d: want at least 1", f.instances)}
@@ -130,6 +148,18 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	if f.sweep != "" && len(f.metrics) == 0 {
 		cfg.Metrics = []penalty.Metric{penalty.AvgResponseTime}
 	}
+	var refs *sim.ReferenceSet
+	refPath := ""
+	if f.reference == "search" {
+		if f.refCache != "" {
+			refPath = filepath.Join(f.refCache, sim.ReferenceFile(cfg.Workload, f.seed, f.refEffort))
+		}
+		var err error
+		if refs, err = sim.LoadReferenceSet(refPath, cfg.Workload, f.seed, f.refEffort); err != nil {
+			return err
+		}
+		cfg.Indexed = sim.SearchOracle(refs)
+	}
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -152,6 +182,12 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 		rows, err = sim.RunSweep(cfg, f.seed, f.sweep, values)
 	}
 	bar.finish()
+	if refs != nil && refPath != "" {
+		// Kept even when the study failed: what was found is still right.
+		if serr := refs.Save(refPath); serr != nil {
+			err = errors.Join(err, serr)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -740,4 +776,14 @@ func writeRunRows(w io.Writer, format string, rows []runRow, perJob bool) error 
 		}
 	}
 	return nil
+}
+
+// defaultReferenceCache is where `simulate study --reference search` keeps
+// its references: the user's cache directory, or none when there is none.
+func defaultReferenceCache() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "flexd", "references")
 }

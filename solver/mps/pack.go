@@ -92,6 +92,13 @@ type Packer struct {
 	emitted   []int      // each job's slots in the last emitted interval
 	changes   []Change   // the plan's changes (owned by the Plan being built)
 	intervals []Interval // the plan's intervals (owned by the Plan being built)
+
+	// Prefix reuse (resume.go): the last Record's order and its snapshots.
+	recording bool
+	recOrder  []int
+	stride    int
+	ncp       int
+	cps       []checkpoint
 }
 
 // jobState is one job's state during a run. Work is accounted lazily: rem is
@@ -163,6 +170,7 @@ func (p *Packer) Bind(in Input) {
 	p.check(in)
 	p.boundIn = in
 	p.bound = true
+	p.recOrder = p.recOrder[:0]
 }
 
 // BoundCompletions is Completions for the input of the last Bind: it checks
@@ -190,13 +198,21 @@ func (p *Packer) BoundCompletions(order []int, out []float64) {
 // changes slots, plus one partial top-up: O(J log J) in total.
 func (p *Packer) run(in Input, order []int, out []float64, first []int) {
 	p.prepare(in, order)
-	n := len(in.Work)
 	for j := range first {
 		first[j] = p.jobs[j].cur
 	}
-	live := n
-	t := 0.0
-	lastEnd := 0.0 // elapsed end of the last emitted interval
+	p.loop(out, first, len(in.Work), 0, 0)
+}
+
+// loop runs the events from elapsed time t with live jobs left, the state
+// set up by prepare or restored by Resume; lastEnd is the elapsed end of the
+// last emitted interval.
+func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64) {
+	in := p.in
+	ev := 0
+	if p.recording {
+		p.snapshot(ev, live, t)
+	}
 	for live > 0 {
 		if len(p.heap) == 0 {
 			// Unreachable for valid input: Max >= 1 and sum(Min) <= S give
@@ -228,6 +244,10 @@ func (p *Packer) run(in Input, order []int, out []float64, first []int) {
 			live--
 		}
 		p.advance(t)
+		if p.recording && live > 0 {
+			ev++
+			p.snapshot(ev, live, t)
+		}
 	}
 	p.in = Input{}
 	p.order = nil

@@ -1,0 +1,138 @@
+package mps
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestResumeMatchesBoundCompletions: for any input, recorded order and
+// insertion move, Resume gives bit for bit the completions of a full run,
+// and keeps doing so over a chain of moves (each accepted move recorded).
+func TestResumeMatchesBoundCompletions(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in, order := genInput(t, 40)
+		n := len(order)
+		if n == 0 {
+			return
+		}
+		var full, inc Packer
+		full.Bind(in)
+		inc.Bind(in)
+		want := make([]float64, n)
+		got := make([]float64, n)
+		inc.Record(order, got)
+		full.BoundCompletions(order, want)
+		checkSame(t, "record", want, got)
+		for step := range rapid.IntRange(1, 6).Draw(t, "moves") {
+			i := rapid.IntRange(0, n-1).Draw(t, "i")
+			k := rapid.IntRange(0, n).Draw(t, "k")
+			next := make([]int, n)
+			moveTo(next, order, i, k)
+			prefix := min(i, k)
+			full.BoundCompletions(next, want)
+			inc.Resume(next, prefix, got)
+			checkSame(t, fmt.Sprintf("move %d (%d to %d)", step, i, k), want, got)
+			if rapid.Bool().Draw(t, "accept") {
+				order = next
+				inc.Record(order, got)
+			}
+		}
+	})
+}
+
+func checkSame(t *rapid.T, what string, want, got []float64) {
+	for j := range want {
+		if math.Float64bits(want[j]) != math.Float64bits(got[j]) {
+			t.Fatalf("%s: job %d completes at %v, full run says %v", what, j, got[j], want[j])
+		}
+	}
+}
+
+// moveTo writes into dst src with the job at i moved before the job at k
+// (k = len(src): to the end), as solver's local search does.
+func moveTo(dst, src []int, i, k int) {
+	x := src[i]
+	out := dst[:0]
+	for p, j := range src {
+		if p == k {
+			out = append(out, x)
+		}
+		if p != i {
+			out = append(out, j)
+		}
+	}
+	if k == len(src) {
+		out = append(out, x)
+	}
+}
+
+func TestResumePanicsOnMisuse(t *testing.T) {
+	in, order := benchInput(5)
+	out := make([]float64, 5)
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	var p Packer
+	mustPanic("resume before record", func() { p.Resume(order, 0, out) })
+	p.Bind(in)
+	mustPanic("resume before record after bind", func() { p.Resume(order, 0, out) })
+	p.Record(order, out)
+	other := append([]int(nil), order...)
+	other[0], other[1] = other[1], other[0]
+	mustPanic("prefix differs", func() { p.Resume(other, 2, out) })
+	mustPanic("prefix too long", func() { p.Resume(order, 6, out) })
+	dup := append([]int(nil), order...)
+	dup[4] = dup[3]
+	mustPanic("not a permutation", func() { p.Resume(dup, 3, out) })
+	p.Bind(in)
+	mustPanic("bind forgets the record", func() { p.Resume(order, 0, out) })
+}
+
+// BenchmarkResume measures what prefix reuse saves in a local search's
+// insertion neighbourhood: every move of a job to another position of a
+// fixed order, scored by a full run (full) or by Resume from the recorded
+// order (resume). The ratio is the saving per neighbourhood pass.
+//
+//	go test ./solver/mps -run '^$' -bench BenchmarkResume
+func BenchmarkResume(b *testing.B) {
+	for _, n := range []int{50, 100, 200, 1000} {
+		in, order := benchInput(n)
+		r := rand.New(rand.NewPCG(2, uint64(n)))
+		type move struct{ i, k int }
+		moves := make([]move, 256)
+		for x := range moves {
+			moves[x] = move{r.IntN(n), r.IntN(n + 1)}
+		}
+		next := make([]int, n)
+		out := make([]float64, n)
+		for _, mode := range []string{"full", "resume"} {
+			b.Run(fmt.Sprintf("jobs=%d/mode=%s", n, mode), func(b *testing.B) {
+				var p Packer
+				p.Bind(in)
+				p.Record(order, out)
+				x := 0
+				for b.Loop() {
+					m := moves[x%len(moves)]
+					x++
+					moveTo(next, order, m.i, m.k)
+					if mode == "full" {
+						p.BoundCompletions(next, out)
+					} else {
+						p.Resume(next, min(m.i, m.k), out)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/move")
+			})
+		}
+	}
+}
