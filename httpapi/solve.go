@@ -471,7 +471,20 @@ func ProblemFor(err error) Problem {
 // SolveJSON answers one /v1/solve body exactly as the server would: the
 // status and the value to encode (a SolveResponse or a Problem).
 func SolveJSON(body []byte) (status int, resp any) {
+	return SolveJSONEffort(body, nil)
+}
+
+// SolveJSONEffort is SolveJSON with a default effort (the API's scale: 0
+// the fastest, n times the default search) for requests that set none;
+// nil keeps the server's default. A request's own effort wins.
+func SolveJSONEffort(body []byte, effort *int) (status int, resp any) {
 	p, opts, err := DecodeSolveRequest(body)
+	if err == nil && p.Options.Effort == 0 && p.Options.SearchEvaluations == 0 {
+		p.Options.Effort, err = solver.EffortOption(effort)
+		if err != nil {
+			err = &solver.ValidationError{Problems: []solver.FieldError{{Field: "effort", Message: err.Error()}}}
+		}
+	}
 	if err == nil {
 		var out SolveResponse
 		if out, err = Solve(p, opts); err == nil {

@@ -88,6 +88,10 @@ func (rs *ReferenceSet) Save(path string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing references: %w", err)
 	}
+	// CreateTemp makes the file private; references are not secrets.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("writing references: %w", err)
+	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("writing references: %w", err)
 	}

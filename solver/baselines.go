@@ -91,13 +91,7 @@ func Exhaustive(p Problem, metrics []penalty.Metric) ([]float64, error) {
 	}
 	ins := make([]*instance, len(metrics))
 	for x, m := range metrics {
-		q := p
-		q.Metric = m
-		q.Jobs = append([]Job(nil), p.Jobs...)
-		for i := range q.Jobs {
-			q.Jobs[i].Metric = ""
-		}
-		in, err := newInstance(q)
+		in, err := newInstance(withMetric(p, m))
 		if err != nil {
 			return nil, fmt.Errorf("metric %s: %w", m, err)
 		}
@@ -156,4 +150,16 @@ func permute(n int, fn func([]int)) {
 			i++
 		}
 	}
+}
+
+// withMetric is p with metric m for every job: the problem's metric set and
+// the jobs' own metrics cleared (on a copy of the jobs).
+func withMetric(p Problem, m penalty.Metric) Problem {
+	q := p
+	q.Metric = m
+	q.Jobs = append([]Job(nil), p.Jobs...)
+	for i := range q.Jobs {
+		q.Jobs[i].Metric = ""
+	}
+	return q
 }

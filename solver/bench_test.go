@@ -3,9 +3,11 @@ package solver_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
 	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/sim"
 	"github.com/flexd/flexd/solver"
 	"github.com/flexd/flexd/solver/solvertest"
 )
@@ -49,6 +51,65 @@ func BenchmarkSolve(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.jobs), "ns/job")
+		})
+	}
+	for _, jobs := range []int{100, 200} {
+		benchAtScale(b, jobs)
+	}
+}
+
+// benchAtScale measures FLEX at default effort on the FLEX 4.1 base case at
+// J jobs and S = 10 J slots, every metric, over the instances of the
+// committed reference set (sim/testdata/references), and reports, besides
+// the time per solve, the average and worst ratio of FLEX's objective to
+// the best-known reference (ratio, worst_ratio).
+func benchAtScale(b *testing.B, jobs int) {
+	w := sim.Workload{Jobs: jobs, Slots: 10 * jobs, Small: 0.8, Slack: 0.75}
+	path := filepath.Join("..", "sim", "testdata", "references", sim.ReferenceFile(w, 1, 10))
+	for _, info := range penalty.All() {
+		m := info.Name
+		b.Run(fmt.Sprintf("policy=flex/metric=%s/jobs=%d/slots=%d", m, jobs, w.Slots), func(b *testing.B) {
+			refs, err := sim.LoadReferenceSet(path, w, 1, 10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := len(refs.Values)
+			if n == 0 {
+				b.Fatalf("%s: no references", path)
+			}
+			problems := make([]solver.Problem, n)
+			for i := range problems {
+				problems[i] = sim.GenerateInstance(w, 1, i)
+			}
+			sum, worst, counted := 0.0, 0.0, 0
+			for i, p := range problems {
+				p.Metric = m
+				problems[i] = p
+				ref, ok := refs.Lookup(i, m)
+				if !ok {
+					b.Fatalf("%s: no reference for instance %d, %s", path, i, m)
+				}
+				r, err := solver.Flex{}.Solve(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ref > 0 {
+					sum += r.Value / ref
+					worst = max(worst, r.Value/ref)
+					counted++
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := (solver.Flex{}).Solve(problems[i%n]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/solve")
+			if counted > 0 {
+				b.ReportMetric(sum/float64(counted), "ratio")
+				b.ReportMetric(worst, "worst_ratio")
+			}
 		})
 	}
 }

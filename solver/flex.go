@@ -931,19 +931,7 @@ func (ev *evaluator) sacrificeOrders() []ordering {
 		return nil
 	}
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
-	// An SLA job is due at its first step it can still meet (alone, at
-	// full speed): a step already out of reach orders nothing.
-	deadline := func(k int) float64 {
-		if sla := in.pj[k].SLA; in.metrics[k] == penalty.SLACost && len(sla) > 0 {
-			for _, st := range sla {
-				if st.Deadline >= in.now+fastest(k) {
-					return st.Deadline
-				}
-			}
-			return sla[len(sla)-1].Deadline
-		}
-		return in.pj[k].Deadline
-	}
+	deadline := in.reachableDue
 	order := make([]int, n)
 	given := make([]bool, n)
 	var out []ordering
@@ -997,6 +985,22 @@ func (ev *evaluator) sacrificeOrders() []ordering {
 		out = append(out, ordering{key.scheme, bestOrder})
 	}
 	return out
+}
+
+// reachableDue is job k's deadline; an SLA job is due at its first step it
+// can still meet (alone, at full speed): a step already out of reach orders
+// nothing.
+func (in *instance) reachableDue(k int) float64 {
+	if sla := in.pj[k].SLA; in.metrics[k] == penalty.SLACost && len(sla) > 0 {
+		fastest := in.work[k] / float64(in.max[k])
+		for _, st := range sla {
+			if st.Deadline >= in.now+fastest {
+				return st.Deadline
+			}
+		}
+		return sla[len(sla)-1].Deadline
+	}
+	return in.pj[k].Deadline
 }
 
 // maxSacrifice is the most jobs sacrificeOrders gives up at once. Three:

@@ -26,13 +26,7 @@ import (
 func BestKnown(p Problem, metrics []penalty.Metric, evaluations int, seed uint64) ([]float64, error) {
 	out := make([]float64, len(metrics))
 	for x, m := range metrics {
-		q := p
-		q.Metric = m
-		q.Jobs = append([]Job(nil), p.Jobs...)
-		for i := range q.Jobs {
-			q.Jobs[i].Metric = ""
-		}
-		v, err := bestKnown(q, evaluations, seed)
+		v, err := bestKnown(withMetric(p, m), evaluations, seed)
 		if err != nil {
 			return nil, fmt.Errorf("metric %s: %w", m, err)
 		}

@@ -215,19 +215,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	in := ev.in
 	n := len(in.jobs)
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
-	// An SLA job is due at its first step it can still meet (as in
-	// sacrificeOrders).
-	deadline := func(k int) float64 {
-		if sla := in.pj[k].SLA; in.metrics[k] == penalty.SLACost && len(sla) > 0 {
-			for _, st := range sla {
-				if st.Deadline >= in.now+fastest(k) {
-					return st.Deadline
-				}
-			}
-			return sla[len(sla)-1].Deadline
-		}
-		return in.pj[k].Deadline
-	}
+	deadline := in.reachableDue
 	// What a job costs when given up, per unit of its weight: the back
 	// order is Smith's rule, cap-aware, with that as the weight.
 	stake := func(k int) float64 {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/solver"
 )
 
 // maxSolveLine caps one request (one line in --jsonl mode), like the
@@ -20,6 +21,8 @@ const maxSolveLine = 8 << 20
 
 func newSolveCmd() *cobra.Command {
 	var jsonl bool
+	var effortFlag int
+	var effort *int
 	cmd := &cobra.Command{
 		Use:   "solve [FILE]",
 		Short: "Solve /v1/solve requests without a server (FILE or stdin to stdout)",
@@ -29,9 +32,18 @@ the same code. A bad request prints its problem+json object and exits with 2.
 
 With --jsonl the input is a stream of requests, one per line, answered one per
 line in order; a bad line gets its problem+json object on its line and the
-stream goes on.`,
+stream goes on.
+
+--effort sets the search effort of requests that do not set their own
+(0: the fastest answer; 1: the default; n: n times the default search).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("effort") {
+				if _, err := solver.EffortOption(&effortFlag); err != nil {
+					return usageError{fmt.Errorf("--effort: %w", err)}
+				}
+				effort = &effortFlag
+			}
 			in, done, err := openInput(cmd, args, "solve")
 			if err != nil {
 				return err
@@ -40,7 +52,7 @@ stream goes on.`,
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			defer out.Flush()
 			if jsonl {
-				return solveStream(in, out)
+				return solveStream(in, out, effort)
 			}
 			body, err := io.ReadAll(io.LimitReader(in, maxSolveLine+1))
 			if err != nil {
@@ -49,7 +61,7 @@ stream goes on.`,
 			if len(body) > maxSolveLine {
 				return usageError{fmt.Errorf("solve: request over %d bytes", maxSolveLine)}
 			}
-			status, resp := httpapi.SolveJSON(body)
+			status, resp := httpapi.SolveJSONEffort(body, effort)
 			if err := writeJSONLine(out, resp); err != nil {
 				return err
 			}
@@ -60,11 +72,12 @@ stream goes on.`,
 		},
 	}
 	cmd.Flags().BoolVar(&jsonl, "jsonl", false, "read a stream of requests, one per line, and answer one per line")
+	cmd.Flags().IntVar(&effortFlag, "effort", 1, fmt.Sprintf("search effort of requests without their own: 0 fastest, 1 default, up to %d", solver.MaxEffort))
 	return cmd
 }
 
 // solveStream answers each line of in on its own line of out.
-func solveStream(in io.Reader, out *bufio.Writer) error {
+func solveStream(in io.Reader, out *bufio.Writer, effort *int) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for line := 1; ; line++ {
 		body, err := readLine(r, maxSolveLine)
@@ -84,7 +97,7 @@ func solveStream(in io.Reader, out *bufio.Writer) error {
 			}
 			continue // blank lines separate nothing
 		default:
-			_, resp = httpapi.SolveJSON(body)
+			_, resp = httpapi.SolveJSONEffort(body, effort)
 		}
 		if werr := writeJSONLine(out, resp); werr != nil {
 			return werr

@@ -1,0 +1,89 @@
+package solver_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/sim"
+	"github.com/flexd/flexd/solver"
+)
+
+// TestBestKnownAgainstOPT: the reference search never beats the exhaustive
+// optimum (it scores real MPS orders), never loses to FLEX (it starts from
+// FLEX's answer), and at J = 7 finds the optimum almost always.
+func TestBestKnownAgainstOPT(t *testing.T) {
+	w := sim.Workload{Jobs: 7, Slots: 70, Small: 0.8, Slack: 0.75}
+	var metrics []penalty.Metric
+	for _, in := range penalty.All() {
+		metrics = append(metrics, in.Name)
+	}
+	found, total := 0, 0
+	for i := range 6 {
+		p := sim.GenerateInstance(w, 3, i)
+		opt, err := solver.Exhaustive(p, metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := solver.BestKnown(p, metrics, 3000, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for x, m := range metrics {
+			q := p
+			q.Metric = m
+			flex, err := solver.Flex{}.Solve(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-9 * math.Max(1, math.Abs(opt[x]))
+			if ref[x] < opt[x]-tol {
+				t.Errorf("instance %d, %s: reference %v below OPT %v", i, m, ref[x], opt[x])
+			}
+			if ref[x] > flex.Value+tol {
+				t.Errorf("instance %d, %s: reference %v above FLEX's %v", i, m, ref[x], flex.Value)
+			}
+			total++
+			if ref[x] <= opt[x]+tol {
+				found++
+			}
+		}
+	}
+	if found < total*95/100 {
+		t.Errorf("reference found OPT on %d of %d, want at least 95%%", found, total)
+	}
+}
+
+// TestEffort: effort 0 (FastestEffort) scores only the candidate orders,
+// a larger effort searches longer, and searching never makes the answer
+// worse than the candidates alone.
+func TestEffort(t *testing.T) {
+	p := sim.GenerateInstance(sim.Workload{Jobs: 50, Slots: 500, Small: 0.8, Slack: 0.75}, 1, 0)
+	p.Metric = penalty.WeightedTardiness
+	solve := func(effort int) solver.Result {
+		t.Helper()
+		q := p
+		q.Options.Effort = effort
+		r, err := solver.Flex{}.Solve(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	fast, def, more := solve(solver.FastestEffort), solve(0), solve(4)
+	if !(fast.Stats.Evaluations < def.Stats.Evaluations && def.Stats.Evaluations < more.Stats.Evaluations) {
+		t.Errorf("evaluations: fastest %d, default %d, effort 4 %d; want increasing",
+			fast.Stats.Evaluations, def.Stats.Evaluations, more.Stats.Evaluations)
+	}
+	if def.Value > fast.Value || more.Value > fast.Value {
+		t.Errorf("values: fastest %v, default %v, effort 4 %v; searching made it worse", fast.Value, def.Value, more.Value)
+	}
+	if one := solve(solver.DefaultEffort); one.Value != def.Value || one.Stats.Evaluations != def.Stats.Evaluations {
+		t.Errorf("effort 1 differs from the default: %v/%d vs %v/%d", one.Value, one.Stats.Evaluations, def.Value, def.Stats.Evaluations)
+	}
+	for _, bad := range []int{-1, solver.MaxEffort + 1} {
+		if _, err := solver.EffortOption(&bad); err == nil {
+			t.Errorf("EffortOption(%d) accepted", bad)
+		}
+	}
+}
