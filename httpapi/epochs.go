@@ -50,8 +50,8 @@ type EpochRequest struct {
 	ReleasedSlots int `json:"released_slots,omitempty" example:"37"`
 	// Effort scales FLEX's search in both phases: 1 (default), n times the
 	// default search (at most 16), or 0, the fastest answer.
-	Effort *int `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
-	Jobs          []EpochJob `json:"jobs" validate:"required"`
+	Effort *int       `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
+	Jobs   []EpochJob `json:"jobs" validate:"required"`
 }
 
 // PhasePolicy names a policy per phase; empty means the request's policy.
