@@ -3,7 +3,6 @@ package solver
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/flexd/flexd/penalty"
 )
@@ -14,15 +13,16 @@ import (
 // (the metrics override p.Metric and any per-job metric). It is a yardstick
 // for tests and the study, never for production calls.
 //
-// The search is deliberately unlike FLEX's own, so that the two do not share
-// blind spots: it starts from FLEX's answer, every classical order and
-// random orders; descends from each to a local optimum of the insertion and
-// swap neighbourhoods (every move tried, first improvement); then spends
-// what is left on iterated local search with double-bridge kicks (the
-// classic perturbation of Martin, Otto and Felten, which no chain of single
-// insertions undoes cheaply), accepting a new local optimum when it is no
-// worse. evaluations is the budget in MPS schedules per metric; seed fixes
-// the random orders and kicks, so the result is a function of its inputs.
+// The search starts from FLEX's answers (at the default and the largest
+// effort), every classical order and random orders; descends from each to
+// a local optimum of the whole insertion neighbourhood (every job to every
+// position, first improvement; FLEX's own search tries only a few
+// positions); then spends what is left on iterated local search with
+// double-bridge kicks (the classic perturbation of Martin, Otto and Felten,
+// which no chain of single insertions undoes cheaply), accepting a new
+// local optimum when it is no worse. evaluations is the budget in MPS
+// schedules per metric; seed fixes the random orders and kicks, so the
+// result is a function of its inputs.
 func BestKnown(p Problem, metrics []penalty.Metric, evaluations int, seed uint64) ([]float64, error) {
 	out := make([]float64, len(metrics))
 	for x, m := range metrics {
@@ -36,13 +36,24 @@ func BestKnown(p Problem, metrics []penalty.Metric, evaluations int, seed uint64
 }
 
 // referenceRandomStarts is how many random orders the reference search
-// descends from besides FLEX's answer and the classical orders.
-const referenceRandomStarts = 4
+// descends from besides FLEX's answers and the classical orders.
+const referenceRandomStarts = 2
+
+// referenceReach is how far from an accepted move, and around a kick's
+// cuts, the reference's iterated search looks again; its kicks span
+// 8 * referenceReach positions.
+const referenceReach = 8
 
 func bestKnown(p Problem, evaluations int, seed uint64) (float64, error) {
-	flex, err := Flex{}.Solve(p)
-	if err != nil {
-		return 0, err
+	var flexOrders [][]int
+	for _, effort := range []int{DefaultEffort, MaxEffort} {
+		q := p
+		q.Options.Effort = effort
+		r, err := Flex{}.Solve(q)
+		if err != nil {
+			return 0, err
+		}
+		flexOrders = append(flexOrders, r.Order)
 	}
 	in, err := newInstance(p)
 	if err != nil {
@@ -58,107 +69,41 @@ func bestKnown(p Problem, evaluations int, seed uint64) (float64, error) {
 		canon[i] = k
 	}
 	var starts [][]int
-	fo := make([]int, n)
-	for x, i := range flex.Order {
-		fo[x] = canon[i]
+	for _, fo := range flexOrders {
+		o := make([]int, n)
+		for x, i := range fo {
+			o[x] = canon[i]
+		}
+		starts = append(starts, o)
 	}
-	starts = append(starts, fo)
 	for _, o := range in.classicalOrders() {
 		starts = append(starts, o.order)
 	}
 	for range referenceRandomStarts {
 		starts = append(starts, rng.Perm(n))
 	}
-	best := append([]int(nil), fo...)
-	bestS := ev.score(best)
+	best := scoredOrder{ordering{"flex", starts[0]}, ev.score(starts[0])}
 	if n < 2 {
-		return in.cost(flex.Plan.Completions), nil
+		return best.s.value, nil
 	}
-	share := evaluations / (2 * len(starts))
+	// Half the budget descends from the starts in turn, each to a local
+	// optimum of every insertion unless its share runs out first (a start
+	// that converges early leaves the rest to the next ones); the other
+	// half iterates from the best.
 	spent := 0
-	for _, st := range starts {
-		if spent >= evaluations/2 {
+	for x, st := range starts {
+		share := (evaluations/2 - spent) / (len(starts) - x)
+		if share <= 0 {
 			break
 		}
-		order, s, used := ev.descend(st, ev.score(st), share)
+		o, s, used := ev.windowSearch(st, ev.score(st), share, n, n, nil)
 		spent += used + 1
-		if s.less(bestS) {
-			best, bestS = order, s
+		if s.less(best.s) {
+			best = scoredOrder{ordering{"descent", o}, s}
 		}
 	}
-	// Iterated local search from the best local optimum.
-	walk := slices.Clone(best)
-	walkS := bestS
-	kick := make([]int, n)
-	for spent < evaluations {
-		doubleBridge(kick, walk, rng)
-		order, s, used := ev.descend(kick, ev.score(kick), evaluations-spent)
-		spent += used + 1
-		if cmpTol(s.value, walkS.value) <= 0 {
-			walk, walkS = order, s
-		}
-		if s.less(bestS) {
-			best, bestS = slices.Clone(order), s
-		}
+	if left := evaluations - spent; left > 0 {
+		best = ev.iterate(best, left, n, referenceReach, rng)
 	}
-	return bestS.value, nil
-}
-
-// doubleBridge writes into dst the order src cut at three random points into
-// A B C D and put together as A C B D.
-func doubleBridge(dst, src []int, rng *rand.Rand) {
-	n := len(src)
-	if n < 4 {
-		copy(dst, src)
-		if n >= 2 {
-			a, b := rng.IntN(n), rng.IntN(n)
-			dst[a], dst[b] = dst[b], dst[a]
-		}
-		return
-	}
-	cuts := []int{1 + rng.IntN(n-1), 1 + rng.IntN(n-1), 1 + rng.IntN(n-1)}
-	slices.Sort(cuts)
-	a, b, c := cuts[0], cuts[1], cuts[2]
-	x := copy(dst, src[:a])
-	x += copy(dst[x:], src[b:c])
-	x += copy(dst[x:], src[a:b])
-	copy(dst[x:], src[c:])
-}
-
-// descend is plain first-improvement local search over every insertion and
-// every swap until neither improves or the budget is spent: the reference
-// search's descent, with no restriction of the neighbourhoods.
-func (ev *evaluator) descend(start []int, s score, budget int) ([]int, score, int) {
-	n := len(start)
-	order := slices.Clone(start)
-	cand := make([]int, n)
-	spent := 0
-	for improved := true; improved && spent < budget; {
-		improved = false
-		for i := 0; i < n && spent < budget; i++ {
-			for k := 0; k <= n && spent < budget; k++ {
-				if k == i || k == i+1 {
-					continue // no move
-				}
-				moveTo(cand, order, i, k)
-				spent++
-				if t := ev.score(cand); t.less(s) {
-					s, improved = t, true
-					copy(order, cand)
-				}
-			}
-		}
-		for i := 0; i < n && spent < budget; i++ {
-			for k := i + 2; k < n && spent < budget; k++ {
-				order[i], order[k] = order[k], order[i]
-				spent++
-				if t := ev.score(order); t.less(s) {
-					s, improved = t, true
-					continue
-				}
-				order[i], order[k] = order[k], order[i]
-			}
-		}
-	}
-	return order, s, spent
+	return best.s.value, nil
 }

@@ -21,9 +21,26 @@ import (
 // short double-bridge kicks. docs/solver-at-scale.md has what it reaches.
 
 // setBase makes order the evaluator's incumbent: later scoreFrom calls
-// reuse its MPS run up to the first position they change.
+// reuse its MPS run up to the first position they change, and
+// scoreEstimate its per-job penalties (only on sums: a maximum has no
+// per-job delta).
 func (ev *evaluator) setBase(order []int) {
 	ev.packer.Record(order, ev.completions)
+	if ev.in.agg != penalty.Sum {
+		return
+	}
+	n := len(order)
+	if cap(ev.basePen) < n {
+		ev.basePen, ev.baseRamp = make([]float64, n), make([]float64, n)
+	}
+	ev.basePen, ev.baseRamp = ev.basePen[:n], ev.baseRamp[:n]
+	for k, c := range ev.completions {
+		ev.basePen[k] = ev.in.fn[k].At(c)
+		if ev.plateau {
+			ev.baseRamp[k] = ev.ramp(k, c)
+		}
+	}
+	ev.base = ev.scoreCompletions()
 }
 
 // scoreFrom scores order, which shares its first k positions with the
@@ -35,26 +52,113 @@ func (ev *evaluator) scoreFrom(order []int, k int) score {
 	return ev.scoreCompletions()
 }
 
+// scoreEstimate is scoreFrom for an order that also equals the incumbent
+// after position m, estimated by mps.Packer.Estimate: it stops scheduling
+// where the two schedules meet again. Cheap and usually exact; a move it
+// finds better is confirmed with scoreFrom before it is kept.
+//
+// Only the jobs the estimate scheduled itself are scored; the others keep
+// their penalties in the incumbent: the score is the incumbent's plus the
+// difference (on sums, which is where the search at scale runs).
+func (ev *evaluator) scoreEstimate(order []int, k, m int) score {
+	ev.evaluations++
+	touched := ev.packer.Estimate(order, k, m, ev.completions)
+	v, second := ev.base.value, ev.base.second
+	for _, j := range touched {
+		c := ev.completions[j]
+		v += ev.in.fn[j].At(c) - ev.basePen[j]
+		if ev.plateau {
+			second += ev.ramp(int(j), c) - ev.baseRamp[j]
+		}
+	}
+	return score{v, second}
+}
+
+// incumbent is a local search's current order and score with the MPS run
+// recorded for prefix reuse (setBase). It is recorded again lazily: until
+// the moves tried run more than recordGap positions ahead of the last
+// accepted change, the old recording still serves the prefix before it.
+type incumbent struct {
+	ev    *evaluator
+	order []int
+	s     score
+	// order[:valid] is the recorded order's prefix, and order[changed+1:]
+	// its suffix.
+	valid, changed int
+	// full counts the schedules built in full or confirmed, estimated
+	// the events the estimates scheduled: an estimate costs its share of
+	// a full schedule's J events.
+	full      int
+	estimated int
+}
+
+// spent is the evaluations spent: the full ones, and the estimates in
+// full-schedule equivalents (rounded up).
+func (in *incumbent) spent() int {
+	n := len(in.order)
+	return in.full + (in.estimated+n-1)/n
+}
+
+func (ev *evaluator) newIncumbent(order []int, s score) *incumbent {
+	in := &incumbent{ev: ev, order: slices.Clone(order), s: s}
+	in.record()
+	return in
+}
+
+func (in *incumbent) record() {
+	in.ev.setBase(in.order)
+	in.valid, in.changed = len(in.order), -1
+}
+
+// try scores cand, which differs from the incumbent only in positions p to
+// q, and makes it the incumbent if it is better: screened by an estimate
+// (scoreEstimate), confirmed exactly (scoreFrom). It counts the
+// evaluations it spends.
+func (in *incumbent) try(cand []int, p, q int) bool {
+	if p-in.valid > recordGap {
+		in.record()
+	}
+	// Estimates are scored by difference, which sums allow; a maximum is
+	// scored in full (the reference search runs on minimax metrics too).
+	if in.ev.in.agg == penalty.Sum {
+		e0 := in.ev.packer.Events()
+		t := in.ev.scoreEstimate(cand, min(p, in.valid), max(q, in.changed))
+		in.estimated += max(1, in.ev.packer.Events()-e0)
+		if !t.less(in.s) {
+			return false
+		}
+	}
+	in.full++
+	t := in.ev.scoreFrom(cand, min(p, in.valid))
+	if !t.less(in.s) {
+		return false
+	}
+	in.s = t
+	copy(in.order, cand)
+	in.valid, in.changed = min(in.valid, p), max(in.changed, q)
+	return true
+}
+
 // windowSearch is first-improvement insertion local search in which each job
 // moves to the positions within window either way, and to a few farther
-// ones at geometrically growing distances (jumps), scored with prefix reuse;
-// it runs until a pass finds nothing or budget evaluations are spent. look
-// says which positions to try first (nil: all).
+// ones at geometrically growing distances (jumps); it runs until a pass
+// finds nothing or budget evaluations are spent. look says which positions
+// to try first (nil: all); reach is how far from an accepted move positions
+// are looked at again.
 //
-// Two things keep it cheap. Don't-look bits (Bentley's, for the TSP): a pass
-// tries the moves of position i only if a position within window of i
+// Three things keep it cheap. Don't-look bits (Bentley's, for the TSP): a
+// pass tries the moves of position i only if a position within reach of i
 // changed since i was last tried, so the passes that confirm a local
 // optimum cost little, and a kick (iterated search) re-examines only the
-// positions near its cuts. And the incumbent's run is recorded again only
-// when the moves tried have moved on by more than recordGap positions from
-// the last accepted change: until then the last recording still serves the
-// prefix before that change.
-func (ev *evaluator) windowSearch(start []int, s score, budget, window int, look []bool) ([]int, score, int) {
+// positions near its cuts. Prefix reuse: a move from position p on is
+// scheduled from the incumbent's state before p (mps.Packer.Resume). And
+// screening: a move is first estimated by scheduling only until its
+// schedule meets the incumbent's again (mps.Packer.Estimate), about the
+// moved span instead of the rest of the order.
+func (ev *evaluator) windowSearch(start []int, s score, budget, window, reach int, look []bool) ([]int, score, int) {
 	n := len(start)
-	order := slices.Clone(start)
+	inc := ev.newIncumbent(start, s)
 	cand := make([]int, n)
-	ev.setBase(order)
-	valid := n // order[:valid] is the recorded order's prefix
 	if look == nil {
 		look = make([]bool, n)
 		for i := range look {
@@ -62,10 +166,9 @@ func (ev *evaluator) windowSearch(start []int, s score, budget, window int, look
 		}
 	}
 	targets := make([]int, 0, 2*window+32)
-	spent := 0
-	for improved := true; improved && spent < budget; {
+	for improved := true; improved && inc.spent() < budget; {
 		improved = false
-		for i := 0; i < n && spent < budget; i++ {
+		for i := 0; i < n && inc.spent() < budget; i++ {
 			if !look[i] {
 				continue
 			}
@@ -78,32 +181,24 @@ func (ev *evaluator) windowSearch(start []int, s score, budget, window int, look
 				targets = append(targets, i-d, i+d+1)
 			}
 			for _, k := range targets {
-				if k < 0 || k > n || spent >= budget {
+				if k < 0 || k > n || inc.spent() >= budget {
 					continue
 				}
-				moveTo(cand, order, i, k)
-				spent++
-				p := min(i, k)
-				if p-valid > recordGap {
-					ev.setBase(order)
-					valid = n
-				}
-				if t := ev.scoreFrom(cand, min(p, valid)); t.less(s) {
-					s, improved = t, true
-					copy(order, cand)
-					valid = min(valid, p)
-					markAround(look, p, max(i, k), window)
+				moveTo(cand, inc.order, i, k)
+				if p, q := min(i, k), max(i, k); inc.try(cand, p, q) {
+					improved = true
+					markAround(look, p, q, reach)
 					break
 				}
 			}
 		}
 	}
-	return order, s, spent
+	return inc.order, inc.s, inc.spent()
 }
 
-// markAround sets the look bits of positions lo-window-1 to hi+window+1.
-func markAround(look []bool, lo, hi, window int) {
-	for x := max(0, lo-window-1); x < min(len(look), hi+window+2); x++ {
+// markAround sets the look bits of positions lo-reach-1 to hi+reach+1.
+func markAround(look []bool, lo, hi, reach int) {
+	for x := max(0, lo-reach-1); x < min(len(look), hi+reach+2); x++ {
 		look[x] = true
 	}
 }
@@ -112,22 +207,21 @@ func markAround(look []bool, lo, hi, window int) {
 // bridge kick of the walk's order (three cuts, the middle segments
 // swapped), then window search from the kicked order with only the
 // positions near the cuts to look at; the walk moves to the new local
-// optimum when it is no worse. The kicks come from a generator seeded by
-// the instance size, so the result is still a function of the input.
-func (ev *evaluator) iterate(best scoredOrder, budget, window int) scoredOrder {
+// optimum when it is no worse. rng draws the kicks; seeded from the
+// instance, it keeps the result a function of the input.
+func (ev *evaluator) iterate(best scoredOrder, budget, window, reach int, rng *rand.Rand) scoredOrder {
 	n := len(best.o.order)
 	if n < 8 {
 		return best
 	}
-	rng := rand.New(rand.NewPCG(uint64(n), 0x6b1c))
 	walk := best
 	kick := make([]int, n)
 	look := make([]bool, n)
 	spent := 0
 	for spent < budget {
 		// Short segments: a kick that moves half the order undoes the
-		// descent's work; the cuts lie within a few windows of each other.
-		span := min(n-1, 8*window)
+		// descent's work; the cuts lie within 8 reaches of each other.
+		span := min(n-1, 8*reach)
 		a := rng.IntN(n - span)
 		cuts := []int{a + 1 + rng.IntN(span), a + 1 + rng.IntN(span)}
 		slices.Sort(cuts)
@@ -137,9 +231,9 @@ func (ev *evaluator) iterate(best scoredOrder, budget, window int) scoredOrder {
 		x += copy(kick[x:], walk.o.order[a:b])
 		copy(kick[x:], walk.o.order[c:])
 		clear(look)
-		markAround(look, a, c, window)
+		markAround(look, a, c, reach)
 		s0 := ev.score(kick)
-		o, s, used := ev.windowSearch(kick, s0, budget-spent-1, window, look)
+		o, s, used := ev.windowSearch(kick, s0, budget-spent-1, window, reach, look)
 		spent += used + 1
 		if cmpTol(s.value, walk.s.value) <= 0 {
 			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", o}, s}
@@ -167,50 +261,58 @@ const recordGap = 8
 // evaluations spent. front is the starting set and is updated in place.
 func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]int, score, int) {
 	n := len(due)
-	order := make([]int, n)
+	cand := make([]int, n)
 	build := func() {
 		x := 0
 		for _, k := range due {
 			if front[k] {
-				order[x] = k
+				cand[x] = k
 				x++
 			}
 		}
 		for _, k := range back {
 			if !front[k] {
-				order[x] = k
+				cand[x] = k
 				x++
 			}
 		}
 	}
 	build()
-	s := ev.score(order)
-	spent := 1
-	for improved := true; improved && spent < budget; {
+	inc := ev.newIncumbent(cand, ev.score(cand))
+	inc.full++
+	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		for _, k := range due {
-			if spent >= budget {
+			if inc.spent() >= budget {
 				break
 			}
 			front[k] = !front[k]
 			build()
-			spent++
-			if t := ev.score(order); t.less(s) {
-				s, improved = t, true
+			// A flip moves one job between the sets: an insertion, which
+			// changes the positions between its old and new place only.
+			p, q := 0, n-1
+			for p < n && cand[p] == inc.order[p] {
+				p++
+			}
+			for q > p && cand[q] == inc.order[q] {
+				q--
+			}
+			if inc.try(cand, p, q) {
+				improved = true
 				continue
 			}
 			front[k] = !front[k]
 		}
 	}
-	build()
-	return order, s, spent
+	return inc.order, inc.s, inc.spent()
 }
 
 // dueSearch is the search at scale for sums of deadline penalties: split
-// searches from the best order's on-time set under two due keys (deadline,
-// and deadline less the fastest duration), then window search from the best
-// result with what is left of the budget. It returns the best order found,
-// or best itself when nothing beats it.
+// searches, plain and iterated, from the best order's on-time set under two
+// due keys (deadline, and deadline less the fastest duration); then window
+// search from the best result; then iterated window search with what is
+// left of the budget. It returns the best order found, or best itself when
+// nothing beats it.
 func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	in := ev.in
 	n := len(in.jobs)
@@ -251,28 +353,54 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		{"split_edd_slack", func(k int) float64 { return deadline(k) - fastest(k) }},
 	} {
 		front := slices.Clone(onTime)
-		o, s, used := ev.splitSearch(front, sortedBy(n, key.due), back, budget/(2*splitShare))
+		due := sortedBy(n, key.due)
+		o, s, used := ev.splitSearch(front, due, back, budget/(2*splitShare))
 		spent += used
 		if s.less(best.s) {
 			best = scoredOrder{ordering{key.scheme, o}, s}
 		}
+		// Iterated split search: flip two to four random jobs, descend
+		// again, move when no worse. The set is what split search gets
+		// stuck on: no single flip pays when a late job can only be
+		// admitted if another leaves.
+		rng := rand.New(rand.NewPCG(uint64(n), 0x5e7))
+		walkF, walkS := slices.Clone(front), s
+		for lim := spent + budget/(2*splitILSShare); spent < lim; {
+			f2 := slices.Clone(walkF)
+			for range 2 + rng.IntN(3) {
+				x := rng.IntN(n)
+				f2[x] = !f2[x]
+			}
+			o, s, used := ev.splitSearch(f2, due, back, lim-spent)
+			spent += used
+			if cmpTol(s.value, walkS.value) <= 0 {
+				walkF, walkS = f2, s
+			}
+			if s.less(best.s) {
+				best = scoredOrder{ordering{key.scheme + "+iterated", o}, s}
+			}
+		}
 	}
 	if left := budget - spent; left > 0 {
-		o, s, used := ev.windowSearch(best.o.order, best.s, left, searchWindow, nil)
+		o, s, used := ev.windowSearch(best.o.order, best.s, left, searchWindow, searchWindow, nil)
 		spent += used
 		if s.less(best.s) {
 			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+window") + "+window", o}, s}
 		}
 	}
 	if left := budget - spent; left > 0 {
-		best = ev.iterate(best, left, searchWindow)
+		best = ev.iterate(best, left, searchWindow, searchWindow, rand.New(rand.NewPCG(uint64(n), 0x6b1c)))
 	}
 	return best
 }
 
-// splitShare: each of the two split searches may spend 1/(2 splitShare) of
-// the budget; window search has the rest.
-const splitShare = 2
+// splitShare and splitILSShare: each of the two split searches may spend
+// 1/(2 splitShare) of the budget on its descent and 1/(2 splitILSShare) on
+// iterating it; window search has the rest.
+const (
+	splitShare    = 2
+	splitILSShare = 3
+)
 
 // searchWindow is how far window search moves a job either way.
 const searchWindow = 3

@@ -99,6 +99,19 @@ type Packer struct {
 	stride    int
 	ncp       int
 	cps       []checkpoint
+	// The last Record's completions and, per event, its slack boundary,
+	// live jobs and time (Estimate's meeting points).
+	recOut     []float64
+	evPtr      []int
+	evLive     []int
+	evT        []float64
+	evLeft     []int
+	events     int     // events run so far, for Events
+	estimating bool    // the current run is Estimate's
+	touched    []int32 // Estimate: the jobs it completed itself
+	startPtr   int     // the slack boundary where the current run resumed
+	spliceM    int     // Estimate: look for a meeting once the boundary passes this position
+	spliced    bool    // Estimate: the run was cut short
 }
 
 // jobState is one job's state during a run. Work is accounted lazily: rem is
@@ -236,17 +249,29 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64) 
 		// A completion that rounds to the current time (a job given its first
 		// slots with work below an ulp of t) is folded into this event: no
 		// zero-length interval is emitted and pending changes carry over.
+		p.events++
 		limit := t + CompletionTolerance*t
 		for len(p.heap) > 0 && p.heap[0].at <= limit {
 			j := p.pop()
 			p.complete(j, t)
 			out[j] = in.Now + t
+			if p.estimating {
+				p.touched = append(p.touched, j)
+			}
 			live--
 		}
 		p.advance(t)
 		if p.recording && live > 0 {
 			ev++
 			p.snapshot(ev, live, t)
+			p.evPtr = append(p.evPtr, p.ptr)
+			p.evLive = append(p.evLive, live)
+			p.evT = append(p.evT, t)
+			p.evLeft = append(p.evLeft, p.slack-p.used)
+		}
+		if p.estimating && p.ptr > p.spliceM && live > 0 && p.splice(live, t) {
+			p.spliced = true
+			break
 		}
 	}
 	p.in = Input{}
@@ -518,3 +543,8 @@ func (p *Packer) pop() int32 {
 	}
 	return j
 }
+
+// Events is the number of events (completions) the Packer has run since
+// it was made: the work of a run, for a search that counts its effort in
+// schedule work rather than time.
+func (p *Packer) Events() int { return p.events }

@@ -51,9 +51,12 @@ func (p *Packer) Record(order []int, out []float64) {
 	p.recOrder = append(p.recOrder[:0], order...)
 	p.stride = max(1, (n+maxCheckpoints-1)/maxCheckpoints)
 	p.ncp = 0
+	p.evPtr, p.evLive, p.evT, p.evLeft = p.evPtr[:0], p.evLive[:0], p.evT[:0], p.evLeft[:0]
 	p.recording = true
 	defer func() { p.recording = false }()
+	p.estimating = false
 	p.run(p.boundIn, p.recOrder, out, nil) // prepare checks that order is a permutation
+	p.recOut = append(p.recOut[:0], out...)
 }
 
 // Resume is BoundCompletions for an order whose first k jobs are those of
@@ -76,6 +79,16 @@ func (p *Packer) Resume(order []int, k int, out []float64) {
 			panic(fmt.Sprintf("mps: Resume: order[%d] = %d differs from the recorded order within the prefix %d", x, order[x], k))
 		}
 	}
+	p.estimating = false
+	p.resume(order, k, n-1, out)
+}
+
+// resume restores the latest snapshot valid for prefix k and runs the rest
+// of the schedule of order, which differs from the recorded order at most
+// in positions k to m. Outside an Estimate it writes every completion into
+// out; in one, only those of the jobs it lists in p.touched.
+func (p *Packer) resume(order []int, k, m int, out []float64) {
+	n := len(p.recOrder)
 	// The latest snapshot valid for prefix k: need only grows along a run.
 	c := -1
 	for x := p.ncp - 1; x >= 0; x-- {
@@ -85,7 +98,9 @@ func (p *Packer) Resume(order []int, k int, out []float64) {
 		}
 	}
 	if c < 0 {
-		p.BoundCompletions(order, out)
+		p.startPtr = 0
+		p.rec = false
+		p.run(p.boundIn, order, out, nil)
 		return
 	}
 	cp := &p.cps[c]
@@ -93,29 +108,114 @@ func (p *Packer) Resume(order []int, k int, out []float64) {
 	p.rec = false
 	p.jobs = append(p.jobs[:0], cp.jobs...)
 	p.heap = append(p.heap[:0], cp.heap...)
-	// The suffix's positions change; a permutation of the rest is checked
-	// as BoundCompletions would.
-	for x := k; x < n; x++ {
-		p.jobs[order[x]].pos = -1
+	// Positions k to m change; a permutation of them is checked as
+	// BoundCompletions would.
+	for x := k; x <= m; x++ {
+		if j := order[x]; j >= 0 && j < n {
+			p.jobs[j].pos = -1
+		}
 	}
-	for x := k; x < n; x++ {
+	for x := k; x <= m; x++ {
 		j := order[x]
 		if j < 0 || j >= n || p.jobs[j].pos >= 0 {
 			panic(fmt.Sprintf("mps: order is not a permutation of 0..%d (order[%d] = %d)", n-1, x, j))
 		}
 		p.jobs[j].pos = int32(x)
 	}
-	// Heap entries of suffix jobs keep their old positions as tie-breakers.
+	// Heap entries of moved jobs keep their old positions as tie-breakers.
 	// Only jobs completing within CompletionTolerance of each other can tie,
 	// and those complete together in one event whatever their order.
-	for j := range p.jobs {
-		if js := &p.jobs[j]; !js.live {
-			out[j] = in.Now + js.tUpd
+	if !p.estimating {
+		for j := range p.jobs {
+			if js := &p.jobs[j]; !js.live {
+				out[j] = in.Now + js.tUpd
+			}
 		}
 	}
 	p.in, p.order = in, order
 	p.ptr, p.slack, p.used = cp.ptr, cp.slack, cp.used
+	p.startPtr = cp.ptr
 	p.loop(out, nil, cp.live, cp.t, cp.t)
+}
+
+// Estimate is Resume for an order that also equals the recorded one after
+// position m (a move within positions k to m): it stops the run as soon as
+// it reaches a state the recorded run also passed through, and takes the
+// recorded completions for the jobs still live. Once the jobs the two
+// orders rank differently are done, the schedules usually meet again: the
+// same work has been done by the same time, and the jobs after m have held
+// their minima throughout in both. A meeting is an event of the recorded
+// run with the slack boundary past m at the same position, as many jobs
+// live, as much slack left over, the same time within 1e-9 (relative), and
+// every live job before the boundary due to complete when it did there.
+// The job at the boundary is not compared (its work left follows from the
+// others' when no slot stayed idle), so the result is an estimate, exact in
+// every case measured: a search screens moves with it and confirms the
+// ones it keeps with Resume. It reports whether the run was cut short.
+//
+// It trusts its caller: order must be a permutation equal to the recorded
+// order before k and after m (Resume checks; Estimate, called thousands of
+// times per search, does not). It writes into out only the completions of
+// the jobs it returns, the ones it scheduled itself; every other job
+// completes as in the recorded run. The slice is reused by the next call.
+func (p *Packer) Estimate(order []int, k, m int, out []float64) (touched []int32) {
+	if !p.bound || len(p.recOrder) == 0 {
+		panic("mps: Estimate without Record")
+	}
+	p.estimating, p.spliceM, p.spliced = true, m, false
+	p.touched = p.touched[:0]
+	defer func() { p.estimating = false }()
+	p.resume(order, k, min(m, len(order)-1), out)
+	return p.touched
+}
+
+// Spliced reports whether the last Estimate was cut short at a meeting
+// with the recorded run (for tests and measurements).
+func (p *Packer) Spliced() bool { return p.spliced }
+
+// splice ends a run of Estimate at a state the recorded run shared (see
+// Estimate): it reports false when the recorded run has no event at this
+// boundary position with as many live jobs at the same time.
+func (p *Packer) splice(live int, t float64) bool {
+	// Events of the recorded run, in order; the boundary only moves down.
+	lo, hi := 0, len(p.evPtr)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if p.evPtr[mid] < p.ptr {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	tol := 1e-9 * max(1, t)
+	for e := lo; e < len(p.evPtr) && p.evPtr[e] == p.ptr; e++ {
+		if p.evLive[e] == live && p.evLeft[e] == p.slack-p.used && p.evT[e] >= t-tol && p.evT[e] <= t+tol {
+			return p.sameAhead(tol)
+		}
+	}
+	return false
+}
+
+// sameAhead reports whether every live job before the slack boundary, at
+// its maximum for good, completes when it did in the recorded run: then
+// those jobs have the same work left as there. The jobs after the boundary
+// have held their minima since the start in both runs, and the job at the
+// boundary has what the others leave of the same work done.
+func (p *Packer) sameAhead(tol float64) bool {
+	// A job that reached its maximum before the run was resumed completes
+	// when it did in the recorded run: its slots have not changed since.
+	for _, j := range p.order[p.startPtr:p.ptr] {
+		js := &p.jobs[j]
+		if !js.live {
+			continue
+		}
+		at := js.tUpd + js.rem/float64(js.cur)
+		want := p.recOut[j] - p.in.Now
+		if d := at - want; d > tol*max(1, want) || -d > tol*max(1, want) {
+			return false
+		}
+	}
+	return true
 }
 
 // snapshot keeps the run's state after event number ev (0: the first
