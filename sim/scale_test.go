@@ -2,11 +2,14 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver"
+	"github.com/flexd/flexd/solver/mps"
 )
 
 // TestFlexAtScaleAgainstReferences locks FLEX's quality past the paper's
@@ -67,6 +70,60 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 			if avg > c.avgBound || worst > c.worstBound {
 				t.Error(fmt.Sprintf("J = %d, %s: avg %.4f (bound %.2f), worst %.4f (bound %.2f)", c.jobs, m, avg, c.avgBound, worst, c.worstBound))
 			}
+		}
+	}
+}
+
+// TestEstimateExactOnStudyInstances: on the FLEX 4.1 generator's instances
+// at J = 100, mps.Packer.Estimate, which schedules a window move only until
+// its schedule meets the incumbent's, gives the full run's completions
+// (within 1e-9, relative), and is cut short on most moves, which is what
+// makes the search at scale affordable.
+func TestEstimateExactOnStudyInstances(t *testing.T) {
+	for inst := range 3 {
+		p := GenerateInstance(Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}, 1, inst)
+		n := len(p.Jobs)
+		in := mps.Input{Slots: p.Slots, Min: make([]int, n), Max: make([]int, n), Work: make([]float64, n)}
+		for i, j := range p.Jobs {
+			in.Min[i], in.Max[i], in.Work[i] = j.Min, j.Max, j.Work
+		}
+		r := rand.New(rand.NewPCG(uint64(inst), 2))
+		order := r.Perm(n)
+		var inc, full mps.Packer
+		inc.Bind(in)
+		full.Bind(in)
+		recorded := make([]float64, n)
+		inc.Record(order, recorded)
+		got, want := make([]float64, n), make([]float64, n)
+		cand := make([]int, n)
+		cut := 0
+		const moves = 300
+		for range moves {
+			i := r.IntN(n)
+			k := max(0, min(n, i+r.IntN(9)-4))
+			copy(cand, order)
+			x := cand[i]
+			if k > i {
+				copy(cand[i:k-1], cand[i+1:k])
+				cand[k-1] = x
+			} else {
+				copy(cand[k+1:i+1], cand[k:i])
+				cand[k] = x
+			}
+			copy(got, recorded)
+			inc.Estimate(cand, min(i, k), min(max(i, k), n-1), got)
+			if inc.Spliced() {
+				cut++
+			}
+			full.BoundCompletions(cand, want)
+			for j := range want {
+				if math.Abs(got[j]-want[j]) > 1e-9*math.Max(1, want[j]) {
+					t.Fatalf("instance %d, move %d to %d: job %d at %v, full run %v", inst, i, k, j, got[j], want[j])
+				}
+			}
+		}
+		if cut < moves*3/4 {
+			t.Errorf("instance %d: %d of %d estimates cut short, want most", inst, cut, moves)
 		}
 	}
 }

@@ -74,6 +74,9 @@ func newSimulateStudyCmd() *cobra.Command {
 			"  flexd simulate study --sweep slack --metrics avg_response_time --format csv",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("slots") {
+				f.slots = 10 * f.jobs
+			}
 			return runStudy(cmd, f)
 		},
 	}
@@ -82,7 +85,7 @@ func newSimulateStudyCmd() *cobra.Command {
 	fl.StringVar(&f.reference, "reference", "opt", "what ratios divide by: opt (exhaustive, J <= 10) or search (best known order from a long iterated local search, any J)")
 	fl.IntVar(&f.refEffort, "reference-effort", 10, fmt.Sprintf("with --reference search: %d MPS evaluations per instance and metric per unit", sim.ReferenceEvaluationsPerEffort))
 	fl.StringVar(&f.refCache, "reference-cache", defaultReferenceCache(), "with --reference search: directory caching references by workload, seed and effort (empty: no cache)")
-	fl.IntVar(&f.slots, "slots", def.Slots, "slots, S")
+	fl.IntVar(&f.slots, "slots", 0, "slots, S (default: 10 per job, the paper's base case)")
 	fl.IntVar(&f.instances, "instances", 100, "instances per study (per sweep value)")
 	fl.Float64Var(&f.small, "small", def.Small, "share of small jobs, in [0, 1]")
 	fl.Float64Var(&f.slack, "slack", def.Slack, "share of slots left beyond the minima, in [0, 1]")

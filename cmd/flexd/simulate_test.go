@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -97,5 +99,57 @@ func TestSimulateRunOnBestSplit(t *testing.T) {
 	var ue usageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--on-best-split") {
 		t.Errorf("pd_dhsa with only --static-sweep: error %v, want a usage error naming --on-best-split", err)
+	}
+}
+
+// TestSimulateStudyReferenceSearch: past J = 10 the study divides by the
+// best-known order of a long search, cached by workload, seed and effort,
+// so that a rerun reads the cache and prints the same table; without
+// --reference search it refuses and says what to use.
+func TestSimulateStudyReferenceSearch(t *testing.T) {
+	cache := t.TempDir()
+	study := func() string {
+		t.Helper()
+		root := newRootCmd()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&bytes.Buffer{})
+		root.SetArgs([]string{"simulate", "study", "--jobs", "12", "--instances", "2", "--reference", "search",
+			"--reference-effort", "1", "--reference-cache", cache, "--metrics", "avg_tardiness,max_stretch",
+			"--policies", "flex,fair", "--quiet"})
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	first := study()
+	for _, want := range []string{"avg_tardiness  flex", "max_stretch    fair"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("table lacks %q:\n%s", want, first)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(cache, "ref-j12-s120-*.json"))
+	if err != nil || len(files) != 1 {
+		t.Fatalf("cache files %v (%v), want one for J = 12, S = 120", files, err)
+	}
+	before, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second := study(); second != first {
+		t.Errorf("rerun from the cache differs:\n%s\nvs\n%s", second, first)
+	}
+	if after, _ := os.ReadFile(files[0]); !bytes.Equal(after, before) {
+		t.Errorf("rerun rewrote the cache with other values")
+	}
+
+	root := newRootCmd()
+	root.SetOut(&bytes.Buffer{})
+	root.SetErr(&bytes.Buffer{})
+	root.SetArgs([]string{"simulate", "study", "--jobs", "12", "--quiet"})
+	err = root.Execute()
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--reference search") {
+		t.Errorf("error %v: want a usage error pointing at --reference search", err)
 	}
 }

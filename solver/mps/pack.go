@@ -106,6 +106,7 @@ type Packer struct {
 	evLive     []int
 	evT        []float64
 	evLeft     []int
+	evRem      []float64 // work left of the job at the boundary
 	events     int     // events run so far, for Events
 	estimating bool    // the current run is Estimate's
 	touched    []int32 // Estimate: the jobs it completed itself
@@ -268,6 +269,7 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64) 
 			p.evLive = append(p.evLive, live)
 			p.evT = append(p.evT, t)
 			p.evLeft = append(p.evLeft, p.slack-p.used)
+			p.evRem = append(p.evRem, p.boundaryRem(t))
 		}
 		if p.estimating && p.ptr > p.spliceM && live > 0 && p.splice(live, t) {
 			p.spliced = true
@@ -548,3 +550,13 @@ func (p *Packer) pop() int32 {
 // it was made: the work of a run, for a search that counts its effort in
 // schedule work rather than time.
 func (p *Packer) Events() int { return p.events }
+
+// boundaryRem is the work left at elapsed time t of the live job at the
+// slack boundary (0 when the boundary is past the order).
+func (p *Packer) boundaryRem(t float64) float64 {
+	if p.ptr >= len(p.order) {
+		return 0
+	}
+	js := &p.jobs[p.order[p.ptr]]
+	return js.rem - float64(js.cur)*(t-js.tUpd)
+}

@@ -1,6 +1,9 @@
 package mps
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Prefix reuse (issue: FLEX at the sizes real clusters run). A local search
 // over priority orders scores thousands of orders that differ from the
@@ -51,7 +54,7 @@ func (p *Packer) Record(order []int, out []float64) {
 	p.recOrder = append(p.recOrder[:0], order...)
 	p.stride = max(1, (n+maxCheckpoints-1)/maxCheckpoints)
 	p.ncp = 0
-	p.evPtr, p.evLive, p.evT, p.evLeft = p.evPtr[:0], p.evLive[:0], p.evT[:0], p.evLeft[:0]
+	p.evPtr, p.evLive, p.evT, p.evLeft, p.evRem = p.evPtr[:0], p.evLive[:0], p.evT[:0], p.evLeft[:0], p.evRem[:0]
 	p.recording = true
 	defer func() { p.recording = false }()
 	p.estimating = false
@@ -189,7 +192,8 @@ func (p *Packer) splice(live int, t float64) bool {
 	}
 	tol := 1e-9 * max(1, t)
 	for e := lo; e < len(p.evPtr) && p.evPtr[e] == p.ptr; e++ {
-		if p.evLive[e] == live && p.evLeft[e] == p.slack-p.used && p.evT[e] >= t-tol && p.evT[e] <= t+tol {
+		if p.evLive[e] == live && p.evLeft[e] == p.slack-p.used && p.evT[e] >= t-tol && p.evT[e] <= t+tol &&
+			closeTo(p.boundaryRem(t), p.evRem[e]) {
 			return p.sameAhead(tol)
 		}
 	}
@@ -239,4 +243,10 @@ func (p *Packer) snapshot(ev, live int, t float64) {
 	cp.ptr, cp.slack, cp.used = p.ptr, p.slack, p.used
 	cp.jobs = append(cp.jobs[:0], p.jobs...)
 	cp.heap = append(cp.heap[:0], p.heap...)
+}
+
+// closeTo reports whether amounts of work x and y agree within 1e-9,
+// relative to the larger.
+func closeTo(x, y float64) bool {
+	return math.Abs(x-y) <= 1e-9*max(1, math.Abs(x), math.Abs(y))
 }

@@ -136,3 +136,40 @@ func BenchmarkResume(b *testing.B) {
 		}
 	}
 }
+
+// TestEstimateExactWhenNotCut: an Estimate that finds no meeting with the
+// recorded run schedules to the end and is then exactly a full run. (When
+// it is cut short it is an estimate: exact on the study's instances, see
+// sim's TestEstimateExactOnStudyInstances, but not on every input: with
+// ties and huge works a meeting within its tolerances can shift later
+// completions a little; the search confirms every move it keeps in full.)
+func TestEstimateExactWhenNotCut(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in, order := genInput(t, 40)
+		n := len(order)
+		if n < 2 {
+			return
+		}
+		var full, inc Packer
+		full.Bind(in)
+		inc.Bind(in)
+		recorded := make([]float64, n)
+		inc.Record(order, recorded)
+		i := rapid.IntRange(0, n-1).Draw(t, "i")
+		k := rapid.IntRange(0, n).Draw(t, "k")
+		next := make([]int, n)
+		moveTo(next, order, i, k)
+		want := make([]float64, n)
+		full.BoundCompletions(next, want)
+		got := append([]float64(nil), recorded...)
+		touched := inc.Estimate(next, min(i, k), min(max(i, k), n-1), got)
+		if inc.Spliced() {
+			return
+		}
+		for _, j := range touched {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("move %d to %d: job %d completes at %v, full run says %v", i, k, j, got[j], want[j])
+			}
+		}
+	})
+}
