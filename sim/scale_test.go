@@ -17,16 +17,20 @@ import (
 // (testdata/references, made by `flexd simulate study --reference search
 // --reference-effort 10`): on the FLEX 4.1 base case at S = 10 J, every
 // metric's average ratio stays within avgBound of the reference and every
-// instance within worstBound. Before the search at scale (solver/search.go)
-// the average was 1.33 on avg_tardiness and 1.64 on weighted_tardiness at
-// J = 50; docs/solver-at-scale.md has the current figures.
+// instance within worstBound (at J = 100 on the first instances only, to
+// keep the test fast). Before the search at scale (solver/search.go) the
+// average was 1.33 on avg_tardiness and 1.64 on weighted_tardiness at
+// J = 50; docs/solver-at-scale.md has the current figures. A FLEX answer
+// below its reference means the references are stale (they include FLEX's
+// own answers): docs/solver-at-scale.md says how to make them again.
 func TestFlexAtScaleAgainstReferences(t *testing.T) {
 	for _, c := range []struct {
-		jobs                 int
+		jobs, instances      int
 		avgBound, worstBound float64
 	}{
-		{20, 1.06, 1.30},
-		{50, 1.10, 1.50},
+		{20, 10, 1.05, 1.25},
+		{50, 10, 1.05, 1.35},
+		{100, 4, 1.10, 1.40},
 	} {
 		w := Workload{Jobs: c.jobs, Slots: 10 * c.jobs, Small: 0.8, Slack: 0.75}
 		path := filepath.Join("testdata", "references", ReferenceFile(w, 1, 10))
@@ -40,7 +44,7 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 		for _, info := range penalty.All() {
 			m := info.Name
 			sum, n, worst := 0.0, 0, 0.0
-			for i := range len(refs.Values) {
+			for i := range min(c.instances, len(refs.Values)) {
 				ref, ok := refs.Lookup(i, m)
 				if !ok {
 					t.Fatalf("%s: no reference for instance %d, %s", path, i, m)

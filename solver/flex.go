@@ -52,6 +52,7 @@ const (
 	// counted by their share of a full schedule; see incumbent.spent).
 	dueEvaluations     = 5_000
 	dueEvaluationsJobs = 100.0
+	dueTaperJobs       = 200
 	// maxExhaustiveSearchJobs is the largest J at which sums of deadline
 	// penalties use the J = 10 search (improve: every insertion and swap,
 	// sacrifice moves, kicks); past it dueSearch takes over.
@@ -165,10 +166,15 @@ func (Flex) Solve(p Problem) (Result, error) {
 // instances up to J = 200 (docs/solver-at-scale.md).
 func defaultBudget(n int, plateau, atScale bool) int {
 	if atScale {
-		// Evaluations fall as 1/sqrt(J), so the time grows about as sqrt(J)
-		// (a schedule costs about J log J): at J = 100 the search takes
-		// about 40 ms, at J = 200 about 60 ms.
-		e := float64(dueEvaluations) * math.Sqrt(dueEvaluationsJobs/float64(n))
+		// Up to dueTaperJobs the evaluations fall as 1/sqrt(J), so the
+		// time grows about as sqrt(J) (a schedule costs about J log J);
+		// past it as 1/J^2, so that the time falls again towards the
+		// J = 1,000 bar of the step metrics.
+		e := float64(dueEvaluations) * math.Sqrt(dueEvaluationsJobs/float64(min(n, dueTaperJobs)))
+		if n > dueTaperJobs {
+			f := float64(dueTaperJobs) / float64(n)
+			e *= f * f
+		}
 		return min(plateauSearchPasses*n*n, max(minSearchEvaluations, int(e)))
 	}
 	budget := min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/n))

@@ -13,12 +13,17 @@ import (
 // maxExhaustiveSearchJobs; Flex.Solve): FLEX's candidate orders are far from
 // what a search finds once J passes a few dozen (the FLEX paper studied
 // J = 10), and the insertion neighbourhood that closes the gap at J = 10
-// costs J^2 schedules a pass, a second at J = 100. dueSearch spends a
-// budget of milliseconds instead: splitSearch, whose moves choose which jobs
-// to give up (J schedules a pass); windowSearch, insertion within a few
-// positions and at a few geometric distances, scored with prefix reuse
-// (mps.Packer.Resume) and don't-look bits; then iterated window search with
-// short double-bridge kicks. docs/solver-at-scale.md has what it reaches.
+// costs J^2 schedules a pass, a second at J = 100. dueSearch spends tens of
+// milliseconds instead: splitSearch, whose moves choose which jobs to give
+// up (J schedules a pass), plain and iterated; windowSearch, insertion
+// within a few positions and at a few geometric distances with don't-look
+// bits; then iterated window search with short double-bridge kicks. Every
+// move is screened by an estimate that schedules only until the move's
+// schedule meets the incumbent's again (mps.Packer.Estimate, scored by
+// difference) and confirmed in full from the incumbent's prefix
+// (mps.Packer.Resume) before it is kept; and on tardiness the tie-breaker
+// anticipates deadlines (evaluator.early). docs/solver-at-scale.md has what
+// it reaches.
 
 // setBase makes order the evaluator's incumbent: later scoreFrom calls
 // reuse its MPS run up to the first position they change, and

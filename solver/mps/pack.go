@@ -107,12 +107,12 @@ type Packer struct {
 	evT        []float64
 	evLeft     []int
 	evRem      []float64 // work left of the job at the boundary
-	events     int     // events run so far, for Events
-	estimating bool    // the current run is Estimate's
-	touched    []int32 // Estimate: the jobs it completed itself
-	startPtr   int     // the slack boundary where the current run resumed
-	spliceM    int     // Estimate: look for a meeting once the boundary passes this position
-	spliced    bool    // Estimate: the run was cut short
+	events     int       // events run so far, for Events
+	estimating bool      // the current run is Estimate's
+	touched    []int32   // Estimate: the jobs it completed itself
+	startPtr   int       // the slack boundary where the current run resumed
+	spliceM    int       // Estimate: look for a meeting once the boundary passes this position
+	spliced    bool      // Estimate: the run was cut short
 }
 
 // jobState is one job's state during a run. Work is accounted lazily: rem is
