@@ -53,7 +53,7 @@ func BenchmarkSolve(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.jobs), "ns/job")
 		})
 	}
-	for _, jobs := range []int{100, 200} {
+	for _, jobs := range []int{20, 50, 100, 200} {
 		benchAtScale(b, jobs)
 	}
 }
