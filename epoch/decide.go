@@ -30,6 +30,10 @@ func Decide(req Request, prev ClusterState) (Decision, ClusterState, error) {
 type Checked struct {
 	req   Request
 	valid bool
+	// est is req with its estimated work filled in, and ests the
+	// estimates (withEstimates).
+	est  Request
+	ests []JobEstimate
 }
 
 // Request is the checked request.
@@ -42,7 +46,8 @@ func Check(req Request, limits Limits) (Checked, []solver.FieldError) {
 	if fes := Validate(req, limits); fes != nil {
 		return Checked{}, fes
 	}
-	return Checked{req: req, valid: true}, nil
+	est, ests := withEstimates(req)
+	return Checked{req: req, valid: true, est: est, ests: ests}, nil
 }
 
 // Decide validates req (with the default Limits; a caller with tighter
@@ -87,7 +92,9 @@ func (d Decider) DecideChecked(c Checked, prev ClusterState) (Decision, ClusterS
 	if !c.valid {
 		return Decision{}, prev, errors.New("epoch: DecideChecked on a request Check did not validate")
 	}
-	req := c.req
+	// The estimated request: every stage after validation reads the
+	// estimated work (docs/algorithms.md section 8, FLEX 4.2).
+	req := c.est
 	var prevOMO OMOState
 	if prev.OMO != nil {
 		prevOMO = *prev.OMO
@@ -104,6 +111,7 @@ func (d Decider) DecideChecked(c Checked, prev ClusterState) (Decision, ClusterS
 		Allocations: make([]JobAllocation, len(req.Jobs)),
 		Fairness:    fairness(req),
 		Why:         rr.Why,
+		Estimates:   c.ests,
 	}
 	if rr.Mode == ratio.ModePDDHSA {
 		pools, err := d.solvePools(req, b, mp, rp)

@@ -76,6 +76,9 @@ type Request struct {
 	Ratio Ratio
 	// OMO switches the dissertation's chapter 4 decisions on.
 	OMO OMO
+	// Estimate says how each phase's remaining work is obtained: given by
+	// the shim (the zero value) or estimated from task statistics.
+	Estimate Estimate
 	// Effort is FLEX's search effort in both phases (the API's effort:
 	// nil the default, 0 the fastest, n times the default search).
 	Effort *int
@@ -190,7 +193,9 @@ type Phase struct {
 	// clamps Min to Max (docs/algorithms.md section 1).
 	Min, Max int
 	// Work is the phase's remaining work (>= 0, finite); 0 means nothing to
-	// do in this phase, and the job takes no part in its problem.
+	// do in this phase, and the job takes no part in its problem, or, with
+	// an estimating Request.Estimate and tasks left, estimated from the
+	// task statistics.
 	Work float64
 	// TotalWork is the phase's whole work, for stretch (>= 0); 0 means Work.
 	TotalWork float64
@@ -205,6 +210,9 @@ type Phase struct {
 	// Started is true once the phase has begun (OMO holds a reduce phase's
 	// demand at 0 until it starts).
 	Started bool
+	// RunningElapsed is the sum over the running tasks of the time each has
+	// run, seconds (>= 0); read by the extrapolate_elapsed estimate only.
+	RunningElapsed float64
 }
 
 // Decision is what Decide answers for one epoch.
@@ -237,6 +245,11 @@ type Decision struct {
 	// Why explains the ratio stage's decision step by step, for people
 	// (ratio.Result.Why); its wording is not an API.
 	Why []string
+	// Estimates lists the jobs whose work was estimated, in request order;
+	// nil when nothing was (and then absent from the JSON form, which the
+	// golden tests compare: a request without an estimate object decides
+	// exactly as before it existed).
+	Estimates []JobEstimate `json:",omitempty"`
 }
 
 // Budgets are the ratio stage's output.

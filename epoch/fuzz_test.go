@@ -35,6 +35,8 @@ func FuzzValidate(f *testing.F) {
 		`{"Slots":{"Map":2,"Reduce":1},"Ratio":{"Mode":"pd_dhsa","Pools":[{"Name":"p","Weight":2},{"Name":"default"}]},"Jobs":[{"ID":"a","Pool":"p","Map":{"Max":3,"Work":4,"Pending":3}},{"ID":"b","Map":{"Max":2,"Work":1},"Reduce":{"Max":1,"Work":2,"Pending":1}}]}`,
 		`{"Slots":{"Map":1,"Reduce":4},"EpochLength":3,"ReleasedSlots":5,"Ratio":{"Mode":"fresh"},"OMO":{"LazyStart":true,"BatchFinish":true,"Bandwidth":10},"Jobs":[{"ID":"a","Map":{"Max":3,"Work":40,"Pending":3,"Running":1,"OutputBytesPerTask":100},"Reduce":{"Max":2,"Work":9,"Pending":2}},{"ID":"b","Map":{"Max":2,"Work":1,"Pending":5},"Reduce":{"Max":1,"Work":2,"Running":1,"Started":true}}]}`,
 		`{"Slots":{"Map":3,"Reduce":3},"Ratio":{"Mode":"pi_dhsa","BorrowMap":0.5,"ReduceSlotWeight":2},"Jobs":[{"ID":"a","Map":{"Max":9,"Work":4}},{"ID":"b","Reduce":{"Min":1,"Max":1,"Work":2}}]}`,
+		`{"Slots":{"Map":4,"Reduce":2},"Estimate":{"Work":"extrapolate","MinOne":"always"},"Jobs":[{"ID":"a","Map":{"Max":3,"Tasks":9,"Pending":4,"Running":1,"AvgTaskTime":2}},{"ID":"b","Map":{"Max":2,"Pending":3}},{"ID":"c","Reduce":{"Max":1,"Tasks":3,"Pending":3,"Started":true}}]}`,
+		`{"Slots":{"Map":4,"Reduce":2},"Estimate":{"Work":"extrapolate_elapsed","DefaultTaskTime":1e-300},"Jobs":[{"ID":"a","Map":{"Max":3,"Tasks":9,"Pending":4,"Running":5,"AvgTaskTime":1e308,"RunningElapsed":1e308}}]}`,
 		`{"Slots":{"Map":5,"Reduce":5},"PhasePolicy":{"Map":"fair","Reduce":"fifo"},"FairVariant":"yarn","Jobs":[{"ID":"x","Weight":0,"ConsumedSlotSeconds":1e308,"Submitted":-1e308,"Map":{"Min":9,"Max":2,"Work":1e-300}}]}`,
 	} {
 		f.Add([]byte(s))

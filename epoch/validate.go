@@ -65,6 +65,12 @@ func Validate(req Request, limits Limits) []solver.FieldError {
 			v.add(i, jobPath(i)+".consumed_slot_seconds", j.ID, "must be a finite number >= 0, got %v", *c)
 		}
 	}
+	v.validateEstimate(req.Estimate)
+	// The phase problems are checked as they will be solved: with the
+	// estimated work (an estimated phase must have a max, as any phase
+	// with work). Statistics that are not finite give no estimate, and
+	// are reported above.
+	req, _ = withEstimates(req)
 	mp, rp := Normalize(req)
 	for _, pp := range []PhaseProblem{mp, rp} {
 		v.phaseProblem(pp)
@@ -233,10 +239,16 @@ func (v *validator) phaseFields(i int, id, phase string, p *Phase) {
 			v.add(i, path+"."+c.field, id, "must be >= 0, got %d", c.n)
 		}
 	}
+	// Checked here too, not only by the ratio stage (which sees only the
+	// phases with work): an estimate reads the counts of phases without.
+	// (Compared without adding the counts, which may be near MaxInt.)
+	if p.Tasks > 0 && p.Pending >= 0 && p.Running >= 0 && (p.Pending > p.Tasks || p.Running > p.Tasks-p.Pending) {
+		v.add(i, path+".tasks", id, "pending (%d) + running (%d) exceed the task count %d", p.Pending, p.Running, p.Tasks)
+	}
 	for _, f := range []struct {
 		field string
 		x     float64
-	}{{"avg_task_time", p.AvgTaskTime}, {"output_bytes_per_task", p.OutputBytesPerTask}} {
+	}{{"avg_task_time", p.AvgTaskTime}, {"output_bytes_per_task", p.OutputBytesPerTask}, {"running_elapsed", p.RunningElapsed}} {
 		if !finite(f.x) || f.x < 0 {
 			v.add(i, path+"."+f.field, id, "must be a finite number >= 0, got %v", f.x)
 		}

@@ -69,6 +69,11 @@ func TestBadInput(t *testing.T) {
 		"effort negative":       {"/v1/solve", strings.Replace(solveBody, `"now": 0,`, `"now": 0, "effort": -1,`, 1), 422, []string{"effort"}},
 		"effort not an int":     {"/v1/solve", strings.Replace(solveBody, `"now": 0,`, `"now": 0, "effort": 1.5,`, 1), 400, []string{"effort"}},
 		"epoch effort above":    {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "effort": 99,`, 1), 422, []string{"effort"}},
+		"estimate unknown mode": {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "estimate": {"work": "guess"},`, 1), 422, []string{"estimate.work"}},
+		"estimate default 0":    {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "estimate": {"work": "extrapolate", "default_task_time": 0},`, 1), 422, []string{"estimate.default_task_time"}},
+		"estimate min_one":      {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "estimate": {"min_one": "often"},`, 1), 422, []string{"estimate.min_one"}},
+		"estimate unknown key":  {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "estimate": {"works": "given"},`, 1), 400, []string{"estimate.works"}},
+		"negative avg_task_time": {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"pending": 20`, `"pending": 20, "avg_task_time": -4`, 1), 422, []string{"jobs[0].map.avg_task_time"}},
 		"epoch effort negative": {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "effort": -3,`, 1), 422, []string{"effort"}},
 	}
 	e := newEnv(t, nil)

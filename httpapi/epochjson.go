@@ -102,11 +102,36 @@ func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) {
 				e := r.Int()
 				v.Effort = &e
 			}
+		case "estimate":
+			seen(r, &mask, 14)
+			if r.BeginObject() {
+				v.Estimate = new(EstimateConfig)
+				readEstimateConfig(r, v.Estimate)
+			}
 		case "jobs":
 			seen(r, &mask, 12)
 			if r.BeginArray() {
 				v.Jobs = readEpochJobs(r, sizeHint)
 			}
+		default:
+			r.Fail()
+		}
+	}
+}
+
+func readEstimateConfig(r *wirejson.Reader, v *EstimateConfig) {
+	var mask uint32
+	for i := 0; r.NextMember(i); i++ {
+		switch string(r.Key()) {
+		case "work":
+			seen(r, &mask, 0)
+			v.Work = r.String()
+		case "default_task_time":
+			seen(r, &mask, 1)
+			v.DefaultTaskTime = r.Float64Ptr()
+		case "min_one":
+			seen(r, &mask, 2)
+			v.MinOne = r.String()
 		default:
 			r.Fail()
 		}
@@ -372,6 +397,9 @@ func readPhaseState(r *wirejson.Reader, v *PhaseState) {
 		case "started":
 			seen(r, &mask, 9)
 			v.Started = r.BoolPtr()
+		case "running_elapsed":
+			seen(r, &mask, 10)
+			v.RunningElapsed = r.Float64()
 		default:
 			r.Fail()
 		}
@@ -489,6 +517,25 @@ func (w *jsonWriter) epochRequest(v *EpochRequest) {
 	if v.Effort != nil {
 		w.raw(`,"effort":`)
 		w.int(int64(*v.Effort))
+	}
+	if e := v.Estimate; e != nil {
+		w.raw(`,"estimate":{`)
+		sep := ""
+		if e.Work != "" {
+			w.raw(`"work":`)
+			w.str(e.Work)
+			sep = ","
+		}
+		if e.DefaultTaskTime != nil {
+			w.raw(sep + `"default_task_time":`)
+			w.float("estimate.default_task_time", *e.DefaultTaskTime)
+			sep = ","
+		}
+		if e.MinOne != "" {
+			w.raw(sep + `"min_one":`)
+			w.str(e.MinOne)
+		}
+		w.raw("}")
 	}
 	w.raw(`,"jobs":`)
 	if v.Jobs == nil {
@@ -641,6 +688,7 @@ func (w *jsonWriter) phaseState(p *PhaseState) {
 		w.raw(`,"started":`)
 		w.bool(*p.Started)
 	}
+	w.optFloat(`,"running_elapsed":`, "jobs.running_elapsed", p.RunningElapsed)
 	w.raw("}")
 }
 
@@ -719,6 +767,38 @@ func (w *jsonWriter) epochResponse(v *EpochResponse) {
 	w.ptrFloat(`,"fairness":`, "fairness", v.Fairness)
 	w.raw(`,"why":`)
 	w.b = wirejson.AppendStrings(w.b, v.Why)
+	if len(v.Estimates) > 0 {
+		w.raw(`,"estimates":[`)
+		for i := range v.Estimates {
+			e := &v.Estimates[i]
+			if i > 0 {
+				w.raw(",")
+			}
+			w.raw(`{"id":`)
+			w.str(e.ID)
+			w.phaseEstimate(`,"map":`, e.Map)
+			w.phaseEstimate(`,"reduce":`, e.Reduce)
+			w.raw("}")
+		}
+		w.raw("]")
+	}
+	w.raw("}")
+}
+
+func (w *jsonWriter) phaseEstimate(member string, p *PhaseEstimate) {
+	if p == nil {
+		return
+	}
+	w.raw(member + `{"work":`)
+	w.float("estimates.work", p.Work)
+	w.raw(`,"source":`)
+	w.str(p.Source)
+	w.raw(`,"task_time":`)
+	w.float("estimates.task_time", p.TaskTime)
+	w.raw(`,"tasks_left":`)
+	w.int(int64(p.TasksLeft))
+	w.raw(`,"min_raised":`)
+	w.bool(p.MinRaised)
 	w.raw("}")
 }
 

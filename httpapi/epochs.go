@@ -50,8 +50,26 @@ type EpochRequest struct {
 	ReleasedSlots int `json:"released_slots,omitempty" example:"37"`
 	// Effort scales FLEX's search in both phases: 1 (default), n times the
 	// default search (at most 16), or 0, the fastest answer.
-	Effort *int       `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
-	Jobs   []EpochJob `json:"jobs" validate:"required"`
+	Effort *int `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
+	// Estimate says how remaining work is obtained: given (default) or
+	// estimated from task statistics (FLEX 4.2; algorithms.md section 8).
+	Estimate *EstimateConfig `json:"estimate,omitempty"`
+	Jobs     []EpochJob      `json:"jobs" validate:"required"`
+}
+
+// EstimateConfig is how an epoch's remaining work is obtained.
+type EstimateConfig struct {
+	// Work is given (default: each phase's work as sent), extrapolate
+	// (a phase with work 0 or absent and tasks left gets mean task time x
+	// tasks left) or extrapolate_elapsed (a running task counts only its
+	// expected time left, from running_elapsed).
+	Work string `json:"work,omitempty" example:"extrapolate" enums:"given,extrapolate,extrapolate_elapsed"`
+	// DefaultTaskTime is the task time, seconds, of a phase without a
+	// sample of its own, of its job's seed or of the cluster; default 60.
+	DefaultTaskTime *float64 `json:"default_task_time,omitempty" example:"60"`
+	// MinOne says when an estimated phase's minimum is raised to one slot:
+	// no_sample (default: while no task of it has completed), always, never.
+	MinOne string `json:"min_one,omitempty" example:"no_sample" enums:"no_sample,always,never"`
 }
 
 // PhasePolicy names a policy per phase; empty means the request's policy.
@@ -126,7 +144,8 @@ type EpochJob struct {
 type PhaseState struct {
 	Min int `json:"min" example:"5"`
 	Max int `json:"max" example:"40"`
-	// Work is the remaining work in slot-seconds (0: estimate from task statistics or nothing to do).
+	// Work is the remaining work in slot-seconds (0 or absent: nothing to
+	// do, or, with estimate.work extrapolate, estimated from task statistics).
 	Work float64 `json:"work" example:"1200"`
 	// TotalWork is the phase's whole work, for stretch; default work.
 	TotalWork float64 `json:"total_work,omitempty" example:"1500"`
@@ -138,6 +157,9 @@ type PhaseState struct {
 	OutputBytesPerTask float64 `json:"output_bytes_per_task,omitempty" example:"100000000"`
 	// Started says whether the reduce phase has started.
 	Started *bool `json:"started,omitempty" example:"false"`
+	// RunningElapsed is the sum of the running tasks' elapsed times,
+	// seconds (estimate.work extrapolate_elapsed).
+	RunningElapsed float64 `json:"running_elapsed,omitempty" example:"25"`
 }
 
 // EpochResponse is the decision for one epoch.
@@ -160,6 +182,32 @@ type EpochResponse struct {
 	// Why explains the ratio stage's decision step by step, for people;
 	// its wording is not part of the API.
 	Why []string `json:"why" validate:"required"`
+	// Estimates lists, with estimate.work extrapolate, every job whose
+	// work was estimated, in request order.
+	Estimates []EpochEstimate `json:"estimates,omitempty"`
+}
+
+// EpochEstimate is one job's estimated phases.
+type EpochEstimate struct {
+	ID     string         `json:"id" example:"job_1" validate:"required"`
+	Map    *PhaseEstimate `json:"map,omitempty"`
+	Reduce *PhaseEstimate `json:"reduce,omitempty"`
+}
+
+// PhaseEstimate is how one phase's work was estimated.
+type PhaseEstimate struct {
+	// Work is the estimated remaining work, slot-seconds.
+	Work float64 `json:"work" example:"1600" validate:"required"`
+	// Source is where the task time came from: extrapolated (the phase's
+	// completed tasks), prior_job (the job's seed), prior_cluster (the
+	// other jobs' same phase) or default.
+	Source string `json:"source" example:"extrapolated" enums:"extrapolated,prior_job,prior_cluster,default" validate:"required"`
+	// TaskTime is the per-task time used, seconds.
+	TaskTime float64 `json:"task_time" example:"40" validate:"required"`
+	// TasksLeft is pending + running.
+	TasksLeft int `json:"tasks_left" example:"40" validate:"required"`
+	// MinRaised is true when the phase's minimum was raised to one slot.
+	MinRaised bool `json:"min_raised" example:"false" validate:"required"`
 }
 
 // EpochPhases holds each phase's solve, the same shape as /v1/solve's

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/flexd/flexd/epoch"
+	"github.com/flexd/flexd/estimate"
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver"
 )
@@ -42,6 +43,9 @@ func (w *EpochRequest) Domain() epoch.Request {
 			}
 		}
 	}
+	if e := w.Estimate; e != nil {
+		req.Estimate = epoch.Estimate{Work: e.Work, DefaultTaskTime: e.DefaultTaskTime, MinOne: e.MinOne}
+	}
 	if w.OMO != nil {
 		req.OMO = epoch.OMO{
 			LazyStart: w.OMO.LazyStart, BatchFinish: w.OMO.BatchFinish,
@@ -78,6 +82,7 @@ func (p *PhaseState) domain() *epoch.Phase {
 		Min: p.Min, Max: p.Max, Work: p.Work, TotalWork: p.TotalWork,
 		Pending: p.Pending, Running: p.Running, Tasks: p.Tasks,
 		AvgTaskTime: p.AvgTaskTime, OutputBytesPerTask: p.OutputBytesPerTask,
+		RunningElapsed: p.RunningElapsed,
 	}
 	if p.Started != nil {
 		out.Started = *p.Started
@@ -136,6 +141,9 @@ func NewEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *Epo
 			ReleaseRate: o.ReleaseRate, AvailableSlots: o.AvailableSlots,
 		}
 	}
+	for _, e := range dec.Estimates {
+		resp.Estimates = append(resp.Estimates, EpochEstimate{ID: e.ID, Map: phaseEstimate(e.Map), Reduce: phaseEstimate(e.Reduce)})
+	}
 	for i, a := range dec.Allocations {
 		resp.Allocations[i] = EpochAllocation{
 			ID: a.ID, Map: a.Map, Reduce: a.Reduce,
@@ -177,4 +185,11 @@ func (r EpochResponse) withPlans(enc string) *EpochResponse {
 		r.PoolPhases = pools
 	}
 	return &r
+}
+
+func phaseEstimate(w *estimate.Work) *PhaseEstimate {
+	if w == nil {
+		return nil
+	}
+	return &PhaseEstimate{Work: w.Work, Source: string(w.Source), TaskTime: w.TaskTime, TasksLeft: w.TasksLeft, MinRaised: w.MinRaised}
 }

@@ -12,7 +12,7 @@ import (
 const module = "github.com/flexd/flexd"
 
 // pure are the packages design.md requires to be pure computation.
-var pure = []string{"penalty", "solver", "solver/mps", "solver/rap", "solver/fairshare", "ratio", "epoch", "plan"}
+var pure = []string{"penalty", "solver", "solver/mps", "solver/rap", "solver/fairshare", "ratio", "estimate", "epoch", "plan"}
 
 // impure are imports a pure package must not have: I/O, the clock,
 // logging, the network, global randomness.
@@ -28,7 +28,8 @@ var layers = map[string][]string{
 	"solver":           {"penalty", "solver/mps", "solver/rap", "solver/fairshare"},
 	"ratio":            {},
 	"plan":             {"ratio"},
-	"epoch":            {"penalty", "solver", "solver/mps", "ratio"},
+	"estimate":         {},
+	"epoch":            {"penalty", "solver", "solver/mps", "ratio", "estimate"},
 	"store":            {},
 	"store/memory":     {"store"},
 	"store/postgres":   {"store", "migrations"},
