@@ -24,7 +24,8 @@ type replayFlags struct {
 	log, objective, format, plot string
 	policies                     []string
 	quiet, simulate              bool
-	epoch                        float64
+	epoch, taskCV                float64
+	estimate                     string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -64,6 +65,8 @@ func newReplayCmd() *cobra.Command {
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
 	fl.BoolVar(&f.simulate, "simulate", false, "also re-run the logged workload in the closed-loop simulator under each policy")
 	fl.Float64Var(&f.epoch, "epoch", 0, "with --simulate: seconds between decisions (default: the log's epoch_length)")
+	fl.StringVar(&f.estimate, "estimate", cluster.Oracle, "with --simulate: what the policies are told of remaining work: oracle, extrapolate or extrapolate_elapsed (FLEX 4.2 estimates from task statistics)")
+	fl.Float64Var(&f.taskCV, "task-cv", 0, "with --simulate and an estimate: coefficient of variation of the task durations")
 	annotateEnv(fl)
 	return cmd
 }
@@ -201,6 +204,7 @@ func simulateLog(out *bytes.Buffer, f replayFlags, entries []epochlog.Entry) err
 		variants[i] = cluster.Variant{Label: pol, Config: cluster.Config{
 			MapSlots: max(1, c.Slots.Map), ReduceSlots: max(1, c.Slots.Reduce), Epoch: period, Policy: pol,
 			Metric: cmp.Or(penalty.Metric(f.objective), penalty.AvgResponseTime), SlowStart: 1,
+			Estimate: f.estimate, TaskTimeCV: f.taskCV,
 		}}
 	}
 	results, err := cluster.RunAll(variants, jobs, 0, nil)

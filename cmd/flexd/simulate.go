@@ -341,7 +341,9 @@ type runFlags struct {
 	index, staticStep, poolStaticStep  int
 	epoch, minShare, bandwidthMB       float64
 	compress, lambda, mapHeavy, unit   float64
-	reduceShare                        float64
+	reduceShare, sigma, taskCV         float64
+	estimates                          []string
+	minOne                             string
 	policies, ratios, omos             []string
 	slowstarts                         []float64
 	seed                               uint64
@@ -351,7 +353,7 @@ type runFlags struct {
 }
 
 // The workloads `simulate run` knows.
-var runWorkloads = []string{"swim", "flex41", "table44", "mixed"}
+var runWorkloads = []string{"swim", "flex41", "flex42", "table44", "mixed"}
 
 // defaultTrace is the SWIM sample shipped with the repository.
 const defaultTrace = "sim/testdata/swim/FB-2009_samples_24_times_1hr_0.tsv"
@@ -380,10 +382,15 @@ func newSimulateRunCmd() *cobra.Command {
 			"under the optimized slot configuration, where only what DHSA lends differs.\n\n" +
 			"Workloads: swim (the SWIM trace, TRACE or --trace, first --jobs jobs, submit\n" +
 			"times divided by --compress), flex41 (FLEX 4.1 instance --index with Poisson\n" +
-			"arrivals of mean --lambda s, one generator unit = --unit s), table44 (the\n" +
+			"arrivals of mean --lambda s, one generator unit = --unit s), flex42 (FLEX 4.2's\n" +
+			"cluster set: --jobs (10) of N(10, --sigma^2) units of 20 tasks per phase, Poisson\n" +
+			"arrivals of mean --lambda s; minima from --min-share), table44 (the\n" +
 			"dissertation's 8 Terasort jobs, 80 map and 2 reduce tasks, 20 GiB shuffle each,\n" +
 			"2 s apart) and mixed (map-heavy and reduce-heavy jobs, --map-heavy share,\n" +
-			"Poisson arrivals of mean --lambda s).",
+			"Poisson arrivals of mean --lambda s).\n\n" +
+			"--estimate extrapolate (or extrapolate_elapsed) tells the policies only what a\n" +
+			"shim knows, task counts and the mean duration of the completed tasks (drawn\n" +
+			"lognormally with CV --task-cv), and has flexd estimate the work (FLEX 4.2).",
 		Example: "  flexd simulate run --workload swim --jobs 300 --compress 20 --map-slots 60 --reduce-slots 30\n" +
 			"  flexd simulate run --workload table44 --map-slots 40 --reduce-slots 40 --ratio static,fresh --omo none,lazy+batch --slowstart 0.05,1\n" +
 			"  flexd simulate run --workload mixed --map-heavy 0.8 --ratio static,pi_dhsa,pd_dhsa --static-sweep 4 --format csv",
@@ -408,6 +415,10 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.IntVar(&f.index, "index", 0, "flex41: instance index of the seed's study")
 	fl.Float64Var(&f.unit, "unit", 60, "flex41: seconds per generator time unit")
 	fl.Float64Var(&f.reduceShare, "reduce-share", 0.3, "flex41: share of each job's work in its reduce phase")
+	fl.Float64Var(&f.sigma, "sigma", 1, "flex42: spread of the job sizes, N(10, sigma^2) units of 20 tasks")
+	fl.StringSliceVar(&f.estimates, "estimate", []string{cluster.Oracle}, "comma-separated: what the policy is told of remaining work: oracle (the true work), extrapolate or extrapolate_elapsed (task counts and the mean of completed tasks only; flexd estimates, FLEX 4.2)")
+	fl.StringVar(&f.minOne, "estimate-min-one", "no_sample", "with an estimate: when an estimated phase's minimum is raised to one slot: no_sample|always|never")
+	fl.Float64Var(&f.taskCV, "task-cv", 0, "with an estimate: coefficient of variation of the task durations (lognormal around each phase's mean)")
 	fl.IntVar(&f.mapSlots, "map-slots", 40, "configured map slots")
 	fl.IntVar(&f.reduceSlots, "reduce-slots", 40, "configured reduce slots")
 	fl.Float64Var(&f.epoch, "epoch", 10, "seconds between scheduled decisions, T")
@@ -453,6 +464,13 @@ func runJobs(f runFlags) ([]cluster.Job, string, error) {
 		}
 		return jobs, fmt.Sprintf("flex41: instance %d of seed %d, %d jobs on S=%d, unit %g s, lambda %g s, reduce share %g",
 			f.index, f.seed, len(jobs), w.Slots, f.unit, f.lambda, f.reduceShare), nil
+	case "flex42":
+		jobs, err := cluster.GenerateFLEX42(cluster.FLEX42{Jobs: f.jobs, Sigma: f.sigma, Lambda: f.lambda}, f.seed)
+		if err != nil {
+			return nil, "", usageError{err}
+		}
+		return jobs, fmt.Sprintf("flex42: %d jobs, sizes N(10, %g^2) units of 20 tasks (map 30 s, reduce 60 s a task), lambda %g s, seed %d",
+			len(jobs), f.sigma, f.lambda, f.seed), nil
 	case "table44":
 		jobs := cluster.GenerateTable44(cluster.Table44{Jobs: f.jobs})
 		return jobs, fmt.Sprintf("table44: %d Terasort jobs 2 s apart, 80 map tasks of 30 s, 2 reduce tasks of 60 s after a 20 GiB shuffle each", len(jobs)), nil
@@ -497,6 +515,19 @@ func omoName(o cluster.OMOConfig) string {
 // that mean nothing (OMO on a static split; slowstart under lazy start).
 func runVariants(f runFlags, bandwidth float64) ([]cluster.Variant, error) {
 	var out []cluster.Variant
+	for _, est := range f.estimates {
+		switch est {
+		case cluster.Oracle, cluster.EstimateExtrapolate, cluster.EstimateExtrapolateElapsed:
+		default:
+			return nil, usageError{fmt.Errorf("--estimate %q: want oracle, extrapolate or extrapolate_elapsed", est)}
+		}
+	}
+	if !slices.Contains([]string{"no_sample", "always", "never"}, f.minOne) {
+		return nil, usageError{fmt.Errorf("--estimate-min-one %q: want no_sample, always or never", f.minOne)}
+	}
+	if !(f.taskCV >= 0) || math.IsInf(f.taskCV, 0) {
+		return nil, usageError{fmt.Errorf("--task-cv %v: want a finite number >= 0", f.taskCV)}
+	}
 	for _, pol := range f.policies {
 		if _, ok := solver.ByName(pol); !ok || pol == "" {
 			return nil, usageError{fmt.Errorf("--policies: unknown policy %q", pol)}
@@ -520,15 +551,21 @@ func runVariants(f runFlags, bandwidth float64) ([]cluster.Variant, error) {
 					if o.LazyStart && x > 0 {
 						break
 					}
-					cfg := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
-						Metric: penalty.Metric(f.metric), MinShare: f.minShare, Ratio: mode, OMO: o, Bandwidth: bandwidth, SlowStart: ss}
-					label := fmt.Sprintf("%s/%s/ss=%g", pol, mode, ss)
-					if o.LazyStart {
-						label = fmt.Sprintf("%s/%s/omo=%s", pol, mode, omoName(o))
-					} else if o.BatchFinish {
-						label += "/omo=batch"
+					for _, est := range f.estimates {
+						cfg := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
+							Metric: penalty.Metric(f.metric), MinShare: f.minShare, Ratio: mode, OMO: o, Bandwidth: bandwidth, SlowStart: ss,
+							Estimate: est, TaskTimeCV: f.taskCV, EstimateSeed: f.seed, EstimateMinOne: f.minOne}
+						label := fmt.Sprintf("%s/%s/ss=%g", pol, mode, ss)
+						if o.LazyStart {
+							label = fmt.Sprintf("%s/%s/omo=%s", pol, mode, omoName(o))
+						} else if o.BatchFinish {
+							label += "/omo=batch"
+						}
+						if est != cluster.Oracle {
+							label += "/est=" + est
+						}
+						out = append(out, cluster.Variant{Label: label, Config: cfg})
 					}
-					out = append(out, cluster.Variant{Label: label, Config: cfg})
 				}
 			}
 		}

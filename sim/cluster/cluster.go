@@ -36,6 +36,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/flexd/flexd/epoch"
@@ -140,7 +141,30 @@ type Config struct {
 	// reduce) over time, for the schedule chart. Off by default: it costs
 	// memory proportional to the decisions.
 	Timeline bool
+	// Estimate is what the policy is told of the remaining work: Oracle
+	// (or empty) the true work; EstimateExtrapolate or
+	// EstimateExtrapolateElapsed only what a shim knows, the task counts
+	// and the mean duration of the completed tasks, with the epoch's
+	// estimate object asking flexd to estimate the work (FLEX 4.2).
+	Estimate string
+	// TaskTimeCV is the coefficient of variation of task durations when
+	// estimating: each job's tasks take i.i.d. lognormal times with the
+	// phase's mean (work / tasks) and this CV, and the mean a decision is
+	// told is that of the tasks completed so far (0: every task takes the
+	// mean). The fluid model itself runs on the true work.
+	TaskTimeCV float64
+	// EstimateSeed seeds the task durations, one stream per job.
+	EstimateSeed uint64
+	// EstimateMinOne is the estimate object's min_one (empty: no_sample).
+	EstimateMinOne string
 }
+
+// The estimate settings of Config.Estimate.
+const (
+	Oracle                     = "oracle"
+	EstimateExtrapolate        = "extrapolate"
+	EstimateExtrapolateElapsed = "extrapolate_elapsed"
+)
 
 // Outcome is one job's realised schedule.
 type Outcome struct {
@@ -208,6 +232,35 @@ type job struct {
 	mapDone  float64 // time the map phase ended, -1 before
 	done     float64 // completion time, -1 before
 	iso      float64
+	// sampled holds, when estimating, per phase the running sums of the
+	// tasks' sampled durations: sampled[ph][c] is the sum of the first c.
+	sampled [2][]float64
+}
+
+// sampleDurations returns the running sums of n task durations drawn from
+// rng: lognormal with the given mean and coefficient of variation.
+func sampleDurations(rng *rand.Rand, n int, mean, cv float64) []float64 {
+	sums := make([]float64, n+1)
+	s2 := math.Log1p(cv * cv)
+	mu := math.Log(mean) - s2/2
+	for k := range n {
+		d := mean
+		if cv > 0 {
+			d = math.Exp(mu + math.Sqrt(s2)*rng.NormFloat64())
+		}
+		sums[k+1] = sums[k] + d
+	}
+	return sums
+}
+
+// meanOf is the mean of the first c sampled durations of a phase, 0 when
+// none has completed.
+func meanOf(sums []float64, c int) float64 {
+	c = min(c, len(sums)-1)
+	if c <= 0 {
+		return 0
+	}
+	return sums[c] / float64(c)
 }
 
 func (s *job) mapFrac() float64 { return 1 - s.mapRem/s.MapWork }
@@ -236,6 +289,15 @@ func (cfg Config) validate() (Config, error) {
 	cfg.Policy = cmp.Or(cfg.Policy, epoch.DefaultPolicy)
 	cfg.Metric = cmp.Or(cfg.Metric, penalty.AvgResponseTime)
 	cfg.Ratio = cmp.Or(cfg.Ratio, epoch.ModeStatic)
+	cfg.Estimate = cmp.Or(cfg.Estimate, Oracle)
+	switch cfg.Estimate {
+	case Oracle, EstimateExtrapolate, EstimateExtrapolateElapsed:
+	default:
+		return cfg, fmt.Errorf("cluster: estimate %q: want %s, %s or %s", cfg.Estimate, Oracle, EstimateExtrapolate, EstimateExtrapolateElapsed)
+	}
+	if !(cfg.TaskTimeCV >= 0) || math.IsInf(cfg.TaskTimeCV, 0) {
+		return cfg, fmt.Errorf("cluster: task time CV %v: want a finite number >= 0", cfg.TaskTimeCV)
+	}
 	switch {
 	case cfg.MapSlots < 1 || cfg.ReduceSlots < 1:
 		return cfg, fmt.Errorf("cluster: %d map and %d reduce slots, want at least 1 each", cfg.MapSlots, cfg.ReduceSlots)
@@ -297,6 +359,13 @@ func Run(cfg Config, jobs []Job) (Report, error) {
 			s.iso += s.reduceTotal() / float64(min(j.ReduceTasks, cfg.ReduceSlots))
 		}
 		s.lastLeft = [2]int{j.MapTasks, tasksLeft(j.ReduceTasks, s.reduceRem(), s.reduceTotal(), 0)}
+		if cfg.Estimate != Oracle {
+			rng := rand.New(rand.NewPCG(cfg.EstimateSeed, uint64(i)))
+			s.sampled[0] = sampleDurations(rng, j.MapTasks, j.MapWork/float64(j.MapTasks), cfg.TaskTimeCV)
+			if j.hasReduce() {
+				s.sampled[1] = sampleDurations(rng, j.ReduceTasks, s.reduceTotal()/float64(j.ReduceTasks), cfg.TaskTimeCV)
+			}
+		}
 		st[i] = s
 	}
 	// Requests list jobs in arrival order, as a shim would.
@@ -417,6 +486,9 @@ func (r *runner) request() (epoch.Request, []*job) {
 		Ratio:       epoch.Ratio{Mode: cfg.Ratio, BorrowMap: cfg.BorrowMap, BorrowReduce: cfg.BorrowReduce},
 		OMO:         epoch.OMO{LazyStart: cfg.OMO.LazyStart, BatchFinish: cfg.OMO.BatchFinish, Bandwidth: cfg.Bandwidth},
 	}
+	if cfg.Estimate != Oracle {
+		req.Estimate = epoch.Estimate{Work: cfg.Estimate, MinOne: cfg.EstimateMinOne}
+	}
 	var in []*job
 	var inMap, inRed int
 	for _, s := range r.jobs {
@@ -466,6 +538,25 @@ func (r *runner) request() (epoch.Request, []*job) {
 			ej.Reduce = &epoch.Phase{Min: cmp.Or(s.Min, rMin), Max: left[1], Work: s.reduceRem(), TotalWork: s.reduceTotal(),
 				Pending: left[1] - run, Running: run, Tasks: s.ReduceTasks, AvgTaskTime: s.reduceTotal() / float64(s.ReduceTasks),
 				Started: s.started}
+		}
+		if cfg.Estimate != Oracle {
+			// What a shim knows: counts, and the mean of the completed
+			// tasks' durations; the running tasks have shared the work done
+			// beyond the completed ones (their elapsed time, one slot each).
+			for ph, p := range [2]*epoch.Phase{ej.Map, ej.Reduce} {
+				if p == nil {
+					continue
+				}
+				done := p.Tasks - p.Pending - p.Running
+				total, rem := s.MapWork, s.mapRem
+				if ph == 1 {
+					total, rem = s.reduceTotal(), s.reduceRem()
+				}
+				mean := total / float64(p.Tasks)
+				p.Work, p.TotalWork = 0, 0
+				p.AvgTaskTime = meanOf(s.sampled[ph], done)
+				p.RunningElapsed = max(0, (total-rem)-float64(done)*mean)
+			}
 		}
 		req.Jobs = append(req.Jobs, ej)
 	}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"sync"
 	"testing"
@@ -364,6 +365,64 @@ func TestOMOBeatsSlowstartOnTable44(t *testing.T) {
 			if got := runOne(t, c, jobs).Makespan; !(omo < got) {
 				t.Errorf("%s: OMO makespan %.1f, want below %s at slowstart %g: %.1f", pol, omo, rv.mode, rv.ss, got)
 			}
+		}
+	}
+}
+
+// TestEstimateKeepsFLEXGain locks what FLEX is worth with the work a shim
+// can give it (docs/estimation.md): on the FLEX 4.2 workload (10 jobs at
+// once, sigma 1) across the slack sweep, FLEX on flexd's estimates from
+// task counts and the mean of completed tasks keeps at least 80% of
+// FLEX(oracle)'s gain over FAIR in mean response time at task-time CV 0.3
+// (D-F7); and at CV 0 extrapolate_elapsed, whose running tasks count their
+// time left, equals the oracle within 1% wherever FAIR's minima are at
+// least one slot, while extrapolate, counting them whole (D-F1), is within
+// 3% there. At 95% slack the minima are 0 and the estimate's minimum of
+// one slot per phase without a sample (D-F4) costs up to 7%.
+func TestEstimateKeepsFLEXGain(t *testing.T) {
+	jobs, err := GenerateFLEX42(FLEX42{Sigma: 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slack := range []float64{0.15, 0.35, 0.55, 0.75, 0.95} {
+		base := Config{MapSlots: 40, ReduceSlots: 40, MinShare: 1 - slack, SlowStart: 0.05}
+		var vs []Variant
+		for _, v := range []struct {
+			label, policy, est string
+			cv                 float64
+		}{
+			{"oracle", "flex", Oracle, 0}, {"fair", "fair", Oracle, 0},
+			{"cv0.3", "flex", EstimateExtrapolate, 0.3},
+			{"cv0", "flex", EstimateExtrapolate, 0}, {"cv0 elapsed", "flex", EstimateExtrapolateElapsed, 0},
+		} {
+			cfg := base
+			cfg.Policy, cfg.Estimate, cfg.TaskTimeCV, cfg.EstimateSeed = v.policy, v.est, v.cv, 1
+			vs = append(vs, Variant{Label: v.label, Config: cfg})
+		}
+		rs, err := RunAll(vs, jobs, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := map[string]float64{}
+		for _, r := range rs {
+			mean[r.Variant.Label] = r.Report.MeanResponse
+		}
+		oracle, fair := mean["oracle"], mean["fair"]
+		if !(oracle < fair) {
+			t.Fatalf("slack %v: FLEX %v not below FAIR %v", slack, oracle, fair)
+		}
+		if kept := (fair - mean["cv0.3"]) / (fair - oracle); kept < 0.8 {
+			t.Errorf("slack %v, CV 0.3: extrapolate keeps %.0f%% of FLEX's gain over FAIR, want >= 80%%", slack, 100*kept)
+		}
+		elapsedTol, wholeTol := 0.01, 0.03
+		if slack == 0.95 {
+			elapsedTol, wholeTol = 0.07, 0.07
+		}
+		if d := mean["cv0 elapsed"]/oracle - 1; math.Abs(d) > elapsedTol {
+			t.Errorf("slack %v, CV 0: extrapolate_elapsed %+.1f%% from the oracle, want within %.0f%%", slack, 100*d, 100*elapsedTol)
+		}
+		if d := mean["cv0"]/oracle - 1; math.Abs(d) > wholeTol {
+			t.Errorf("slack %v, CV 0: extrapolate %+.1f%% from the oracle, want within %.0f%%", slack, 100*d, 100*wholeTol)
 		}
 	}
 }

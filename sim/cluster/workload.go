@@ -225,3 +225,54 @@ func swimDefaults(c swim.Conversion) swim.Conversion {
 	c.ReduceRate = cmp.Or(c.ReduceRate, d.ReduceRate)
 	return c
 }
+
+// FLEX42 configures the workload of FLEX's cluster experiments (section
+// 4.2), as far as the paper describes it: a set of jobs whose map and
+// reduce sizes are N(10, Sigma^2) units of UnitTasks tasks, truncated at one
+// unit (D-F6: with Sigma = 4 the smallest job is then about a tenth of the
+// largest, as the paper says), submitted with exponential gaps of mean
+// Lambda. The minima come from Config.MinShare, the pool's minimum split
+// evenly (slack = 1 - MinShare).
+type FLEX42 struct {
+	// Jobs is the number of jobs (default 10, the paper's).
+	Jobs int
+	// Sigma is the spread of the job sizes, in units (>= 0).
+	Sigma float64
+	// Lambda is the mean inter-arrival time, seconds (0: all at once).
+	Lambda float64
+	// UnitTasks is the tasks per size unit (default 20).
+	UnitTasks int
+	// MapTaskTime and ReduceTaskTime are the mean task durations, seconds
+	// (defaults 30 and 60).
+	MapTaskTime, ReduceTaskTime float64
+}
+
+// flex42Stream separates FLEX42's size draws from the other generators'.
+const flex42Stream = 42 << 32
+
+// GenerateFLEX42 draws the FLEX 4.2 workload with the given seed: for each
+// job a map and a reduce size, independently, each rounded to whole tasks;
+// no shuffle (the paper's Jaql jobs are described by their task counts).
+func GenerateFLEX42(cfg FLEX42, seed uint64) ([]Job, error) {
+	n := cmp.Or(cfg.Jobs, 10)
+	unit := cmp.Or(cfg.UnitTasks, 20)
+	mt, rt := cmp.Or(cfg.MapTaskTime, 30.0), cmp.Or(cfg.ReduceTaskTime, 60.0)
+	if n < 1 || unit < 1 || !(cfg.Sigma >= 0) || math.IsInf(cfg.Sigma, 0) || !(cfg.Lambda >= 0) || !(mt > 0) || !(rt > 0) {
+		return nil, fmt.Errorf("cluster: flex42: jobs %d, sigma %v, lambda %v, unit %d tasks, task times %v/%v out of range",
+			n, cfg.Sigma, cfg.Lambda, unit, mt, rt)
+	}
+	rng := rand.New(rand.NewPCG(seed, flex42Stream))
+	size := func() int {
+		units := math.Max(1, 10+cfg.Sigma*rng.NormFloat64())
+		return max(unit, int(math.Round(units*float64(unit))))
+	}
+	arr := PoissonArrivals(n, cfg.Lambda, seed, flex42Stream+1)
+	width := len(fmt.Sprint(n - 1))
+	jobs := make([]Job, n)
+	for i := range jobs {
+		m, r := size(), size()
+		jobs[i] = Job{ID: fmt.Sprintf("j%0*d", width, i), Arrival: arr[i],
+			MapWork: float64(m) * mt, MapTasks: m, ReduceWork: float64(r) * rt, ReduceTasks: r}
+	}
+	return jobs, nil
+}
