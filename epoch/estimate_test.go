@@ -177,3 +177,71 @@ func TestEstimateBadInput(t *testing.T) {
 		t.Error("default_task_time 0 accepted")
 	}
 }
+
+// TestEstimateCasesThroughDecide: F1, F2, F3 and F6 of the specification
+// (section 7.4) in one epoch: each phase's estimate as Decide reports it,
+// and the work the map problem was solved on.
+func TestEstimateCasesThroughDecide(t *testing.T) {
+	req := epoch.Request{
+		Epoch: 1, Slots: epoch.Slots{Map: 100, Reduce: 10}, Objective: "avg_stretch",
+		Estimate: epoch.Estimate{Work: "extrapolate"},
+		Jobs: []epoch.Job{
+			// F1 (and F6: no total_work, so 40 s x 80 tasks for stretch).
+			{ID: "f1", Map: &epoch.Phase{Max: 60, Tasks: 80, Pending: 50, Running: 10, AvgTaskTime: 40}},
+			// F2's other jobs: 20 completed at 40 s, 10 at 70 s.
+			{ID: "a", Map: &epoch.Phase{Max: 10, Tasks: 30, Pending: 5, Running: 5, AvgTaskTime: 40}},
+			{ID: "b", Map: &epoch.Phase{Max: 5, Tasks: 15, Pending: 5, AvgTaskTime: 70}},
+			// F2: no sample, cluster prior (20x40 + 10x70 + 20x40 of f1) / 50.
+			{ID: "f2", Map: &epoch.Phase{Max: 80, Tasks: 80, Pending: 70, Running: 10}},
+			// F3: the reduce phase has no sample anywhere: 60 s.
+			{ID: "f3", Reduce: &epoch.Phase{Max: 10, Tasks: 80, Pending: 70, Running: 10, Started: true}},
+		},
+	}
+	dec, _, err := epoch.Decide(req, epoch.ClusterState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]epoch.JobEstimate{}
+	for _, e := range dec.Estimates {
+		byID[e.ID] = e
+	}
+	prior := (20*40.0 + 10*70.0 + 20*40.0) / 50
+	for _, c := range []struct {
+		id   string
+		got  *estimate.Work
+		want estimate.Work
+	}{
+		{"f1", byID["f1"].Map, estimate.Work{Work: 2400, TotalWork: 3200, TaskTime: 40, Source: estimate.Extrapolated, TasksLeft: 60}},
+		{"f2", byID["f2"].Map, estimate.Work{Work: prior * 80, TotalWork: prior * 80, TaskTime: prior, Source: estimate.PriorCluster, TasksLeft: 80, MinRaised: true}},
+		{"f3", byID["f3"].Reduce, estimate.Work{Work: 4800, TotalWork: 4800, TaskTime: 60, Source: estimate.Default, TasksLeft: 80, MinRaised: true}},
+	} {
+		if c.got == nil {
+			t.Errorf("%s: no estimate", c.id)
+			continue
+		}
+		if diff := cmp.Diff(c.want, *c.got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.id, diff)
+		}
+	}
+	// Every stage ran on the estimated work: the same request with that
+	// work given (and the minima raised) decides the same.
+	given := req
+	given.Estimate = epoch.Estimate{}
+	given.Jobs = []epoch.Job{
+		{ID: "f1", Map: &epoch.Phase{Max: 60, Tasks: 80, Pending: 50, Running: 10, AvgTaskTime: 40, Work: 2400, TotalWork: 3200}},
+		{ID: "a", Map: &epoch.Phase{Max: 10, Tasks: 30, Pending: 5, Running: 5, AvgTaskTime: 40, Work: 400, TotalWork: 1200}},
+		{ID: "b", Map: &epoch.Phase{Max: 5, Tasks: 15, Pending: 5, AvgTaskTime: 70, Work: 350, TotalWork: 1050}},
+		{ID: "f2", Map: &epoch.Phase{Min: 1, Max: 80, Tasks: 80, Pending: 70, Running: 10, Work: prior * 80, TotalWork: prior * 80}},
+		{ID: "f3", Reduce: &epoch.Phase{Min: 1, Max: 10, Tasks: 80, Pending: 70, Running: 10, Started: true, Work: 4800, TotalWork: 4800}},
+	}
+	want, _, err := epoch.Decide(given, epoch.ClusterState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want.Phases, dec.Phases, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("phases differ from the same work given (-given +estimated):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Allocations, dec.Allocations); diff != "" {
+		t.Errorf("allocations differ from the same work given (-given +estimated):\n%s", diff)
+	}
+}
