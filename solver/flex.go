@@ -103,6 +103,11 @@ func (Flex) Solve(p Problem) (Result, error) {
 		for _, o := range ev.sacrificeOrders() {
 			try(o)
 		}
+		if len(in.jobs) > maxExhaustiveSearchJobs {
+			for _, o := range in.dispatchOrders() {
+				try(o)
+			}
+		}
 	}
 	if in.agg == penalty.Max {
 		best := tried[0]
