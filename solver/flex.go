@@ -791,18 +791,7 @@ func (ev *evaluator) admissionOrders() []ordering {
 		return in.pj[k].Deadline
 	}
 	due := func(k int) float64 { return deadline(k) - fastest(k) }
-	stake := func(k int) float64 {
-		switch in.metrics[k] {
-		case penalty.WeightedTardyJobs:
-			return in.pj[k].Weight
-		case penalty.SLACost:
-			if sla := in.pj[k].SLA; len(sla) > 0 {
-				return sla[len(sla)-1].Penalty
-			}
-			return 0
-		}
-		return 1
-	}
+	stake := in.stake
 	var byDue []int
 	admit := func(scheme string, priority []int) ordering {
 		front := make([]bool, n)

@@ -204,18 +204,7 @@ func (in *instance) dispatchOrders() []ordering {
 		p[k] = in.work[k] / float64(in.slots)
 		pbar += p[k] / float64(n)
 	}
-	stake := func(k int) float64 {
-		switch in.metrics[k] {
-		case penalty.WeightedTardyJobs, penalty.WeightedTardiness:
-			return in.pj[k].Weight
-		case penalty.SLACost:
-			if sla := in.pj[k].SLA; len(sla) > 0 {
-				return sla[len(sla)-1].Penalty
-			}
-			return 0
-		}
-		return 1
-	}
+	stake := in.stake
 	dispatch := func(scheme string, index func(k int, t float64) float64) ordering {
 		used := make([]bool, n)
 		order := make([]int, 0, n)
@@ -252,4 +241,20 @@ func (in *instance) dispatchOrders() []ordering {
 		return -math.Max(in.reachableDue(k), t+p[k])
 	}))
 	return out
+}
+
+// stake is what job k stands to lose by missing its deadline, the weight of
+// the search at scale's orders: its weight on the weighted deadline
+// metrics, its last SLA step's penalty on SLA cost, 1 otherwise.
+func (in *instance) stake(k int) float64 {
+	switch in.metrics[k] {
+	case penalty.WeightedTardyJobs, penalty.WeightedTardiness:
+		return in.pj[k].Weight
+	case penalty.SLACost:
+		if sla := in.pj[k].SLA; len(sla) > 0 {
+			return sla[len(sla)-1].Penalty
+		}
+		return 0
+	}
+	return 1
 }

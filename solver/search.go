@@ -323,20 +323,9 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	n := len(in.jobs)
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
 	deadline := in.reachableDue
-	// What a job costs when given up, per unit of its weight: the back
-	// order is Smith's rule, cap-aware, with that as the weight.
-	stake := func(k int) float64 {
-		switch in.metrics[k] {
-		case penalty.WeightedTardyJobs, penalty.WeightedTardiness:
-			return in.pj[k].Weight
-		case penalty.SLACost:
-			if sla := in.pj[k].SLA; len(sla) > 0 {
-				return sla[len(sla)-1].Penalty
-			}
-			return 0
-		}
-		return 1
-	}
+	// The back order is Smith's rule, cap-aware, with what a job stands
+	// to lose as its weight.
+	stake := in.stake
 	back := sortedBy(n, func(k int) float64 {
 		if st := stake(k); st > 0 {
 			return fastest(k) / st
