@@ -138,8 +138,16 @@ func (v *validator) sorted() []solver.FieldError {
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// MaxEpoch is the largest epoch number a request may carry: 2^53 - 1, the
+// largest integer every JSON client (a double) reads exactly, and far from
+// int64's end, so that the next epoch always exists.
+const MaxEpoch = 1<<53 - 1
+
 // request checks the request-wide fields the solver does not see.
 func (v *validator) request(req Request, maxSlots int) {
+	if req.Epoch < 0 || req.Epoch > MaxEpoch {
+		v.add(-1, "epoch", "", "must be an integer in [0, %d], got %d", int64(MaxEpoch), req.Epoch)
+	}
 	if !finite(req.EpochLength) || req.EpochLength < 0 {
 		v.add(-1, "epoch_length", "", "must be a finite number >= 0, got %v", req.EpochLength)
 	}

@@ -74,6 +74,14 @@ func TestBadInput(t *testing.T) {
 		"estimate min_one":       {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "estimate": {"min_one": "often"},`, 1), 422, []string{"estimate.min_one"}},
 		"estimate unknown key":   {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "estimate": {"works": "given"},`, 1), 400, []string{"estimate.works"}},
 		"negative avg_task_time": {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"pending": 20`, `"pending": 20, "avg_task_time": -4`, 1), 422, []string{"jobs[0].map.avg_task_time"}},
+		"epoch -1":               {"/v1/clusters/c1/epochs", epochN("-1"), 422, []string{"epoch"}},
+		"epoch most negative":    {"/v1/clusters/c1/epochs", epochN("-9223372036854775808"), 422, []string{"epoch"}},
+		"epoch past 2^53":        {"/v1/clusters/c1/epochs", epochN("9223372036854775807"), 422, []string{"epoch"}},
+		"epoch missing":          {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, ``, 1), 422, []string{"epoch"}},
+		"epoch null":             {"/v1/clusters/c1/epochs", epochN("null"), 422, []string{"epoch"}},
+		"epoch null, slow path":  {"/v1/clusters/c1/epochs", strings.Replace(epochN("null"), `"id": "job_1"`, `"id": "job\u005f1"`, 1), 422, []string{"epoch"}},
+		"job id with a NUL":      {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"id": "job_1"`, `"id": "job\u0000_1"`, 1), 422, []string{"jobs[0].id"}},
+		"solve id with a tab":    {"/v1/solve", strings.Replace(solveBody, `"id": "j1"`, `"id": "j\t1"`, 1), 422, []string{"jobs[0].id"}},
 		"epoch effort negative":  {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"epoch": 1,`, `"epoch": 1, "effort": -3,`, 1), 422, []string{"effort"}},
 	}
 	e := newEnv(t, nil)
@@ -113,6 +121,7 @@ func TestBadQuery(t *testing.T) {
 		"limit too big":     {"limit=5000", "limit"},
 		"limit zero":        {"limit=0", "limit"},
 		"cursor garbage":    {"cursor=abc", "cursor"},
+		"job_id with a NUL": {"job_id=%00", "job_id"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -167,4 +176,15 @@ func FuzzEpochDecode(f *testing.F) {
 			t.Fatalf("/v1/solve status %d for body %q: %s", solve.status, body, solve.body)
 		}
 	})
+}
+
+// TestSubnormalEpochLength: a window so short that OMO's release rate
+// overflows is answered, not a 500 (issue 16: +Inf reached the encoder).
+func TestSubnormalEpochLength(t *testing.T) {
+	e := newEnv(t, nil)
+	body := withRatio(strings.Replace(epochBody, `"epoch_length": 0.5`, `"epoch_length": 1e-309, "released_slots": 5`, 1),
+		`"ratio": {"mode": "pi_dhsa"}, "omo": {"lazy_start": true, "batch_finish": true, "bandwidth": 100}`)
+	if res := e.post("/v1/clusters/c1/epochs", "", body); res.status != http.StatusOK {
+		t.Fatalf("status %d: %s", res.status, res.body)
+	}
 }

@@ -23,14 +23,22 @@ import (
 // EpochRequest, exactly as encoding/json would, and reports whether it did.
 // On false v holds junk: decode into a fresh value.
 func decodeEpochFast(body []byte, v *EpochRequest) bool {
+	ok, _ := decodeEpochFastEpoch(body, v)
+	return ok
+}
+
+// decodeEpochFastEpoch is decodeEpochFast that also reports whether the
+// body holds an epoch number (not absent, not null), which encoding/json
+// cannot tell from 0.
+func decodeEpochFastEpoch(body []byte, v *EpochRequest) (ok, hasEpoch bool) {
 	r := wirejson.NewReader(body)
 	// A top-level null is valid for encoding/json; it is not worth a fast path.
 	if !r.BeginObject() {
-		return false
+		return false, false
 	}
 	// A job takes about 250 bytes: enough room for all of them at once.
-	readEpochRequest(&r, v, len(body)/200)
-	return r.AtEnd()
+	hasEpoch = readEpochRequest(&r, v, len(body)/200)
+	return r.AtEnd(), hasEpoch
 }
 
 // seen marks field bit i of a struct as read, failing r on a second
@@ -45,7 +53,7 @@ func seen(r *wirejson.Reader, mask *uint32, i uint) {
 
 // readEpochRequest reads the members of an EpochRequest after its '{'.
 // sizeHint is the number of jobs to make room for.
-func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) {
+func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) (hasEpoch bool) {
 	var mask uint32
 	for i := 0; r.NextMember(i); i++ {
 		switch string(r.Key()) {
@@ -54,7 +62,10 @@ func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) {
 			v.Cluster = r.String()
 		case "epoch":
 			seen(r, &mask, 1)
-			v.Epoch = r.Int64()
+			if !r.Null() {
+				v.Epoch = r.Int64()
+				hasEpoch = true
+			}
 		case "now":
 			seen(r, &mask, 2)
 			v.Now = r.Float64()
@@ -117,6 +128,7 @@ func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) {
 			r.Fail()
 		}
 	}
+	return hasEpoch
 }
 
 func readEstimateConfig(r *wirejson.Reader, v *EstimateConfig) {

@@ -29,8 +29,8 @@ type EpochRequest struct {
 	// present it must equal the path's. Lines of the epochs.jsonl export
 	// carry it.
 	Cluster string `json:"cluster,omitempty" example:"c1"`
-	// Epoch increases per cluster.
-	Epoch int64 `json:"epoch" example:"42" validate:"required"`
+	// Epoch increases per cluster: a required integer in [0, 2^53 - 1].
+	Epoch int64 `json:"epoch" example:"42" minimum:"0" maximum:"9007199254740991" validate:"required"`
 	// Now is the epoch's start, seconds on the caller's clock.
 	Now float64 `json:"now" example:"12345"`
 	// EpochLength is the time between calls, seconds.
@@ -461,15 +461,27 @@ func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
 // too, for canonicalRequest.
 func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Checked, *EpochRequest, error) {
 	var wire EpochRequest
-	if !decodeEpochFast(body, &wire) {
+	ok, hasEpoch := decodeEpochFastEpoch(body, &wire)
+	if !ok {
 		// Anything the fast path does not take, errors above all, is
 		// encoding/json's to decode and to explain.
 		wire = EpochRequest{}
 		if err := decodeStrict(body, &wire); err != nil {
 			return epoch.Checked{}, nil, err
 		}
+		// encoding/json reads an absent or null epoch as 0; ask again.
+		var probe struct {
+			Epoch *int64 `json:"epoch"`
+		}
+		if err := json.Unmarshal(body, &probe); err != nil {
+			return epoch.Checked{}, nil, fmt.Errorf("decoding the epoch number of a body that decoded: %w", err)
+		}
+		hasEpoch = probe.Epoch != nil
 	}
 	var fields []solver.FieldError
+	if !hasEpoch {
+		fields = append(fields, solver.FieldError{Field: "epoch", Message: "required: an integer >= 0"})
+	}
 	if wire.Cluster != "" && wire.Cluster != cluster {
 		fields = append(fields, solver.FieldError{Field: "cluster", Message: fmt.Sprintf("%q differs from the path's cluster %q", wire.Cluster, cluster)})
 	}
@@ -677,6 +689,9 @@ func parseQuery(r *http.Request) (store.Query, error) {
 	v := r.URL.Query()
 	q := store.Query{Limit: DefaultPageSize, JobID: v.Get("job_id")}
 	var fields []FieldProblem
+	if !solver.PrintableID(q.JobID) {
+		fields = append(fields, FieldProblem{Field: "job_id", Message: fmt.Sprintf("must be valid UTF-8 without control characters, got %q", q.JobID)})
+	}
 	num := func(name string) *int64 {
 		s := v.Get(name)
 		if s == "" {

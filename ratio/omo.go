@@ -11,7 +11,8 @@ import (
 // both averages. Available slots (4.3.1) are the slots serving map tasks
 // plus the slots serving reduce tasks of jobs whose map phase is over; the
 // epoch sees them at its start, which stands for the window just ended. An
-// epoch of length <= 0 carries no window and leaves the state unchanged.
+// epoch of length <= 0, or so short that the rate is not finite, carries no
+// window and leaves the state unchanged.
 func Observe(prev State, alpha float64, in Input) State {
 	if !(in.EpochLength > 0) || math.IsInf(in.EpochLength, 0) {
 		return prev
@@ -20,6 +21,12 @@ func Observe(prev State, alpha float64, in Input) State {
 		alpha = DefaultEMAAlpha
 	}
 	f := float64(max(in.ReleasedSlots, 0)) / in.EpochLength
+	if !finite(f) {
+		// A window too short to divide by (a subnormal epoch length) says
+		// nothing about the release rate; an infinite rate would poison
+		// every later average and cannot be written as JSON.
+		return prev
+	}
 	a := float64(availableSlots(in.Jobs))
 	if prev.Windows <= 0 || !finite(prev.ReleaseRate) || !finite(prev.AvailableSlots) {
 		return State{ReleaseRate: f, AvailableSlots: a, Windows: 1}

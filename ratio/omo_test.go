@@ -259,3 +259,14 @@ func TestOMOWaves(t *testing.T) {
 		t.Errorf("makespan with lazy start %v (want 5.5), from the start %v (want 6)", got, naive)
 	}
 }
+
+// TestObserveSubnormalWindow: an epoch length so small that released slots
+// over it overflow to infinity leaves the averages as they were (issue 16:
+// it used to reach the JSON encoder as +Inf, a 500).
+func TestObserveSubnormalWindow(t *testing.T) {
+	prev := State{ReleaseRate: 3, AvailableSlots: 7, Windows: 2}
+	got := Observe(prev, 0.3, Input{EpochLength: 1e-309, ReleasedSlots: 5})
+	if got != prev {
+		t.Errorf("state %+v, want %+v unchanged", got, prev)
+	}
+}

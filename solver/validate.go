@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver/fairshare"
@@ -112,6 +114,8 @@ func Validate(p Problem) error {
 		}
 		if j.ID == "" {
 			ps.add(path()+".id", "", "must not be empty")
+		} else if !PrintableID(j.ID) {
+			ps.add(path()+".id", "", "must be valid UTF-8 without control characters, got %q", j.ID)
 		} else if first, dup := seen[j.ID]; dup {
 			ps.add(path()+".id", j.ID, "duplicates jobs[%d].id", first)
 		} else {
@@ -416,4 +420,11 @@ func Objective(p Problem, completions []float64) (float64, error) {
 		canon[k] = completions[i]
 	}
 	return in.cost(canon), nil
+}
+
+// PrintableID reports whether an id is valid UTF-8 without control
+// characters: ids are stored (PostgreSQL's text refuses a NUL), indexed
+// and printed, and nothing a scheduler names a job needs more.
+func PrintableID(id string) bool {
+	return utf8.ValidString(id) && !strings.ContainsFunc(id, unicode.IsControl)
 }
