@@ -81,6 +81,7 @@ var errorStatus = []struct {
 	{store.ErrConflict, http.StatusConflict, "this epoch is stored with a different request, or is below the cluster's latest epoch"},
 	{store.ErrStaleState, http.StatusConflict, "the cluster's state kept changing concurrently; retry the epoch"},
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "the request took longer than the server's timeout"},
+	{store.ErrUnavailable, http.StatusServiceUnavailable, "history is unavailable for now (the database is away and the local spool cannot take more); retry shortly"},
 }
 
 // validationErrors are the rest of the table: the domain packages' "the

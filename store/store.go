@@ -22,6 +22,10 @@ var (
 	// ErrStaleState: the cluster's state moved on since it was read (another
 	// replica saved an epoch in between); re-read and decide again.
 	ErrStaleState = errors.New("cluster state changed concurrently")
+	// ErrUnavailable: the store cannot take or answer this now (its
+	// database is away and the local spool is full, or cannot tell); the
+	// caller may retry later.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
 // Record is one stored epoch.

@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/memory"
 	"github.com/flexd/flexd/store/postgres"
+	"github.com/flexd/flexd/store/resilient"
 )
 
 // serveFlags are serve's settings; each flag has a FLEXD_* default.
@@ -39,6 +42,10 @@ type serveFlags struct {
 	// count) queues saves behind one another at a few hundred epochs a
 	// second; each save holds a connection for only a round trip or two.
 	dbMaxConns int32
+	// spoolDir and spoolMaxBytes configure the local spool that keeps
+	// answered epochs while PostgreSQL is away (0 bytes: no spool).
+	spoolDir      string
+	spoolMaxBytes int64
 	// onListen, when set, is told the bound address once the server
 	// accepts connections; tests use it instead of polling.
 	onListen func(net.Addr)
@@ -72,6 +79,8 @@ func newServeCmd() *cobra.Command {
 	fl.DurationVar(&f.retention, "retention", store.DefaultRetention, "how long stored epochs are kept")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "longest time a request may take (exports excepted)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
+	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
+	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
 	fl.Int32Var(&f.dbMaxConns, "db-max-conns", DefaultDBMaxConns, "PostgreSQL connections at most; 0 leaves it to pgx (a pool_max_conns in --database-url wins)")
 	annotateEnv(fl)
 	return cmd
@@ -87,6 +96,10 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{fmt.Errorf("--rate-burst %d: want >= 0", f.rateBurst)}
 	case f.dbMaxConns < 0:
 		return usageError{fmt.Errorf("--db-max-conns %d: want >= 0", f.dbMaxConns)}
+	case f.spoolMaxBytes < 0:
+		return usageError{fmt.Errorf("--spool-max-bytes %d: want >= 0", f.spoolMaxBytes)}
+	case f.spoolMaxBytes > 0 && f.databaseURL != "" && f.spoolDir == "":
+		return usageError{errors.New("--spool-dir: empty; name a directory or pass --spool-max-bytes 0")}
 	case f.retention <= 0, f.requestTimeout <= 0, f.shutdownTimeout <= 0:
 		return usageError{errors.New("--retention, --request-timeout and --shutdown-timeout must be positive")}
 	}
@@ -116,9 +129,21 @@ func runServe(ctx context.Context, f serveFlags) error {
 			"max_epochs_per_cluster", perCluster, "max_epochs", total)
 		cfg.Store, pruner = mem, mem
 	} else {
+		spooling := f.spoolMaxBytes > 0
 		pool, err := openDatabaseConns(ctx, f.databaseURL, f.dbMaxConns, logger)
-		if err != nil {
+		var ue usageError
+		switch {
+		case err == nil:
+		case !spooling || errors.As(err, &ue):
 			return err
+		default:
+			// Answering the shim matters more than recording the answer:
+			// serve from the spool and migrate once the database answers.
+			logger.Warn("the database is unreachable at start: serving, spooling history until it answers", "error", err)
+			if pool, err = connectLazy(f.databaseURL, f.dbMaxConns); err != nil {
+				return err
+			}
+			go migrateWhenUp(ctx, pool, logger)
 		}
 		defer pool.Close()
 		migrator, err := postgres.NewMigrator(pool, postgres.MigratorConfig{})
@@ -132,10 +157,48 @@ func runServe(ctx context.Context, f serveFlags) error {
 		}()
 		pg := postgres.New(pool)
 		cfg.Store, cfg.Migrations, pruner = pg, migrator, pg
+		if spooling {
+			rs, err := resilient.New(pg, resilient.Config{Dir: f.spoolDir, MaxBytes: f.spoolMaxBytes, Logger: logger})
+			if err != nil {
+				return fmt.Errorf("opening the spool: %w", err)
+			}
+			defer func() {
+				if err := rs.Close(); err != nil {
+					logger.Error("closing the spool", "error", err)
+				}
+			}()
+			reg := prometheus.NewRegistry()
+			if err := registerSpoolMetrics(reg, rs); err != nil {
+				return err
+			}
+			cfg.Store, cfg.Registerer, cfg.Gatherer = rs, reg, reg
+			drainCtx, stopDrain := context.WithCancel(ctx)
+			drained := make(chan struct{})
+			go func() {
+				defer close(drained)
+				rs.Drain(drainCtx, time.Second, 30*time.Second)
+			}()
+			defer func() {
+				stopDrain()
+				<-drained
+			}()
+			logger.Info("spool ready: epochs answered while PostgreSQL is away are kept here", "dir", f.spoolDir, "max_bytes", f.spoolMaxBytes)
+		}
 	}
 
 	hasTokens, err := cfg.Store.HasTokens(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrUnavailable):
+		// A first start while the database is away: whether tokens exist
+		// is unknown, so requests wait for the database (503) rather than
+		// run without access control.
+		if !isLoopback(f.addr) && !f.insecure {
+			return usageError{fmt.Errorf("--addr %s is not a loopback address, and whether API tokens exist is unknown until the database answers: "+
+				"start once with the database up, or pass --insecure", f.addr)}
+		}
+		logger.Warn("whether API tokens exist is unknown until the database answers; requests get 503 until then")
+		hasTokens = true
+	case err != nil:
 		return fmt.Errorf("checking for API tokens: %w", err)
 	}
 	if !hasTokens {
@@ -246,6 +309,89 @@ func openDatabaseConns(ctx context.Context, url string, maxConns int32, logger *
 		return nil, fmt.Errorf("applying migrations: %w", err)
 	}
 	return pool, nil
+}
+
+// DefaultSpoolMaxBytes bounds the spool: 1 GiB, about 20,000 epochs of
+// 200 jobs (a 200-job record is about 50 kB), 40 minutes of 150 clusters.
+const DefaultSpoolMaxBytes = 1 << 30
+
+// defaultSpoolDir is the spool's directory under the user's state
+// directory ($XDG_STATE_HOME, else ~/.local/state), or "" when there is no
+// home to put it in.
+func defaultSpoolDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "flexd", "spool")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "flexd", "spool")
+}
+
+// connectLazy builds the pool without reaching the database: pgx connects
+// on first use, so the pool serves once the database answers.
+func connectLazy(url string, maxConns int32) (*pgxpool.Pool, error) {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, usageError{errors.New("--database-url: not a valid PostgreSQL connection string")}
+	}
+	if maxConns > 0 && !strings.Contains(url, "pool_max_conns") {
+		pcfg.MaxConns = maxConns
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database pool: %w", err)
+	}
+	return pool, nil
+}
+
+// migrateWhenUp applies the migrations once the database answers, retrying
+// with a growing pause; it logs the first failure and the success only.
+func migrateWhenUp(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) {
+	wait := time.Second
+	logged := false
+	for {
+		err := postgres.Migrate(ctx, pool, postgres.MigratorConfig{Logger: logger})
+		if err == nil {
+			logger.Info("the database answers: migrations applied")
+			return
+		}
+		if !logged {
+			logger.Warn("migrations wait for the database", "error", err)
+			logged = true
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 30*time.Second)
+	}
+}
+
+// registerSpoolMetrics exports the spool's state on /metrics.
+func registerSpoolMetrics(reg prometheus.Registerer, rs *resilient.Store) error {
+	status := func() resilient.Status { return rs.Status(time.Now()) }
+	for _, c := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "flexd_spool_records", Help: "Epoch records waiting in the local spool for the database."},
+			func() float64 { return float64(status().Records) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "flexd_spool_bytes", Help: "Size of the local spool file, bytes."},
+			func() float64 { return float64(status().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "flexd_spool_oldest_age_seconds", Help: "Age of the oldest spooled record, seconds (0 when empty)."},
+			func() float64 { return status().OldestAge.Seconds() }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "flexd_spool_aside_records", Help: "Spooled records the database refused, kept aside."},
+			func() float64 { return float64(status().Aside) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "flexd_spool_drained_total", Help: "Spooled records written to the database."},
+			func() float64 { return float64(status().Drained) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "flexd_spool_drain_errors_total", Help: "Drains stopped by a database error."},
+			func() float64 { return float64(status().DrainErrors) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("registering spool metrics: %w", err)
+		}
+	}
+	return nil
 }
 
 // connect builds a pgx pool and pings it. A malformed URL is the caller's

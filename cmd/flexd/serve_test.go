@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,6 +90,8 @@ func defaultServeFlags(t *testing.T) serveFlags {
 	f.retention, _ = fl.GetDuration("retention")
 	f.requestTimeout, _ = fl.GetDuration("request-timeout")
 	f.shutdownTimeout, _ = fl.GetDuration("shutdown-timeout")
+	f.spoolMaxBytes, _ = fl.GetInt64("spool-max-bytes")
+	f.spoolDir = filepath.Join(t.TempDir(), "spool")
 	return f
 }
 
@@ -285,5 +289,45 @@ func TestPostgresLifecycle(t *testing.T) {
 		if code, resp := call(t, c.method, base+c.path, c.token, body); code != c.want {
 			t.Errorf("%s: %d, want %d; %s", c.name, code, c.want, resp)
 		}
+	}
+}
+
+// TestServeWithoutDatabase: with PostgreSQL unreachable at start, serve
+// starts anyway on the spool of a previous run, answers epochs, spools
+// them, and says so on /readyz and /metrics; without the spool it refuses
+// to start, as before.
+func TestServeWithoutDatabase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close() // nothing listens there now: connection refused
+	url := "postgres://flexd@" + closed + "/flexd?sslmode=disable&connect_timeout=2"
+
+	f := defaultServeFlags(t)
+	f.addr, f.databaseURL = "127.0.0.1:0", url
+	// A previous run learnt that no token exists (resilient's marker).
+	if err := os.MkdirAll(f.spoolDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.spoolDir, "has_tokens"), []byte("no\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := startServe(t, f)
+	if code, body := call(t, "POST", base+"/v1/clusters/c1/epochs", "", cmdEpochBody); code != 200 {
+		t.Fatalf("epoch without a database: %d %s", code, body)
+	}
+	if code, body := call(t, "GET", base+"/readyz", "", ""); code != 200 || !strings.Contains(body, `"degraded"`) {
+		t.Errorf("readyz: %d %s, want 200 degraded", code, body)
+	}
+	if code, body := call(t, "GET", base+"/metrics", "", ""); code != 200 || !strings.Contains(body, "flexd_spool_records 1") {
+		t.Errorf("metrics lack flexd_spool_records 1: %d", code)
+	}
+
+	g := defaultServeFlags(t)
+	g.addr, g.databaseURL, g.spoolMaxBytes = "127.0.0.1:0", url, 0
+	if err := runServe(t.Context(), g); err == nil || !strings.Contains(err.Error(), "connecting to the database") {
+		t.Errorf("without a spool: %v, want the connection error", err)
 	}
 }

@@ -33,6 +33,8 @@ var layers = map[string][]string{
 	"store":            {},
 	"store/memory":     {"store"},
 	"store/postgres":   {"store", "migrations"},
+	"store/spool":      {"store"},
+	"store/resilient":  {"store", "store/spool"},
 	"migrations":       {},
 }
 

@@ -1,0 +1,320 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flexd/flexd/store"
+	"github.com/flexd/flexd/store/pgtest"
+	"github.com/flexd/flexd/store/postgres"
+)
+
+// cutProxy forwards TCP connections to a PostgreSQL server and can be cut
+// (every connection closed, new ones refused) and restored on the same
+// address: a database that blinks, without stopping the server other tests
+// share.
+type cutProxy struct {
+	t      *testing.T
+	addr   string
+	target string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[net.Conn]bool
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cutProxy{t: t, addr: ln.Addr().String(), target: target, conns: map[net.Conn]bool{}}
+	p.serve(ln)
+	t.Cleanup(p.cut)
+	return p
+}
+
+func (p *cutProxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns[c], p.conns[up] = true, true
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+}
+
+// cut closes the listener and every forwarded connection.
+func (p *cutProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+// restore listens on the same address again.
+func (p *cutProxy) restore() {
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		p.t.Fatalf("restoring the proxy on %s: %v", p.addr, err)
+	}
+	p.serve(ln)
+}
+
+// flexdProc is flexd serve as a child process.
+type flexdProc struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func startFlexdProc(t *testing.T, bin, addr, dbURL, spoolDir string) *flexdProc {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--database-url", dbURL, "--spool-dir", spoolDir,
+		"--rate-limit", "0", "--request-timeout", "10s")
+	cmd.Stderr = &testLogWriter{t: t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &flexdProc{cmd: cmd, base: "http://" + addr}
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+	})
+	waitFor(t, 30*time.Second, "flexd to answer /healthz", func() bool {
+		res, err := http.Get(p.base + "/healthz")
+		if err != nil {
+			return false
+		}
+		res.Body.Close()
+		return res.StatusCode == http.StatusOK
+	})
+	return p
+}
+
+// testLogWriter keeps a child's log out of the test output unless it fails.
+type testLogWriter struct {
+	t  *testing.T
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *testLogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.b.Len() < 1<<20 {
+		w.b.Write(p)
+	}
+	return len(p), nil
+}
+
+// waitFor polls cond until it holds or the deadline passes: a condition,
+// never a fixed sleep, decides when the test goes on.
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// faultEpoch is epoch e of a small cluster whose jobs evolve with e, so
+// decisions differ from epoch to epoch.
+func faultEpoch(e int) string {
+	return fmt.Sprintf(`{"epoch": %d, "now": %d, "epoch_length": 0.1, "slots": {"map": 10, "reduce": 4}, "jobs": [
+		{"id": "a", "submitted": 0, "map": {"min": 1, "max": 8, "work": %d, "pending": 8}},
+		{"id": "b", "submitted": 1, "map": {"min": 1, "max": 6, "work": %d, "pending": 6}, "reduce": {"min": 1, "max": 2, "work": 20, "started": true}}]}`,
+		e, e, 400-e, 100+3*e)
+}
+
+type answered struct {
+	status     int
+	decisionID string
+	replay     bool
+	body       string
+}
+
+func postEpoch(t *testing.T, base, cluster string, e int) answered {
+	t.Helper()
+	res, err := http.Post(base+"/v1/clusters/"+cluster+"/epochs", "application/json", strings.NewReader(faultEpoch(e)))
+	if err != nil {
+		t.Fatalf("posting epoch %d of %s: %v", e, cluster, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	a := answered{status: res.StatusCode, body: string(b), replay: res.Header.Get("Idempotent-Replay") == "true"}
+	var d struct {
+		DecisionID string `json:"decision_id"`
+	}
+	if json.Unmarshal(b, &d) == nil {
+		a.decisionID = d.DecisionID
+	}
+	return a
+}
+
+func readyStatus(t *testing.T, base string) string {
+	t.Helper()
+	res, err := http.Get(base + "/readyz")
+	if err != nil {
+		return "unreachable"
+	}
+	defer res.Body.Close()
+	var h struct {
+		Status string `json:"status"`
+	}
+	json.NewDecoder(res.Body).Decode(&h)
+	return h.Status
+}
+
+// TestSpoolThroughOutage is issue 12's fault test on a real PostgreSQL:
+// two clusters post epochs; the database is cut (every connection closed,
+// new ones refused) mid-stream; flexd keeps answering 200, spooling; it is
+// killed with SIGKILL during the outage and restarted while the database is
+// still away, and goes on answering from the spool (the retry of a spooled
+// epoch is an idempotent replay); when the database is back the spool
+// drains, and every epoch answered 200 is stored exactly once with the
+// decision that was answered.
+func TestSpoolThroughOutage(t *testing.T) {
+	pool := pgtest.NewPool(t)
+	ctx := context.Background()
+	var schema string
+	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCutProxy(t, u.Host)
+	u.Host = proxy.addr
+	q := u.Query()
+	q.Set("search_path", schema)
+	q.Set("connect_timeout", "2")
+	u.RawQuery = q.Encode()
+
+	bin := filepath.Join(t.TempDir(), "flexd")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/flexd")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building flexd: %v\n%s", err, out)
+	}
+	spoolDir := filepath.Join(t.TempDir(), "spool")
+	addr := freeAddr(t)
+	fl := startFlexdProc(t, bin, addr, u.String(), spoolDir)
+
+	clusters := []string{"c1", "c2"}
+	answers := map[string]map[int]answered{"c1": {}, "c2": {}}
+	post := func(base string, from, to int) {
+		for e := from; e <= to; e++ {
+			for _, c := range clusters {
+				a := postEpoch(t, base, c, e)
+				if a.status != http.StatusOK {
+					t.Fatalf("epoch %d of %s: %d %s", e, c, a.status, a.body)
+				}
+				answers[c][e] = a
+			}
+		}
+	}
+	post(fl.base, 1, 5)
+	if s := readyStatus(t, fl.base); s != "ready" {
+		t.Fatalf("readyz %q before the outage", s)
+	}
+
+	proxy.cut()
+	post(fl.base, 6, 10)
+	if s := readyStatus(t, fl.base); s != "degraded" {
+		t.Errorf("readyz %q during the outage, want degraded", s)
+	}
+
+	// SIGKILL mid-outage: nothing but the fsynced spool survives.
+	if err := fl.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	fl.cmd.Wait()
+	fl = startFlexdProc(t, bin, addr, u.String(), spoolDir)
+	for _, c := range clusters {
+		a := postEpoch(t, fl.base, c, 10)
+		if a.status != http.StatusOK || !a.replay || a.decisionID != answers[c][10].decisionID {
+			t.Errorf("retry of spooled epoch 10 of %s after the restart: %d, replay %v, decision %s (answered %s)",
+				c, a.status, a.replay, a.decisionID, answers[c][10].decisionID)
+		}
+	}
+	post(fl.base, 11, 15)
+
+	proxy.restore()
+	waitFor(t, 60*time.Second, "the spool to drain", func() bool { return readyStatus(t, fl.base) == "ready" })
+	post(fl.base, 16, 17)
+
+	pg := postgres.New(pool)
+	for _, c := range clusters {
+		var epochs []int
+		err := pg.StreamEpochs(ctx, c, nil, nil, func(r store.Record) error {
+			epochs = append(epochs, int(r.Epoch))
+			if want := answers[c][int(r.Epoch)].decisionID; r.DecisionID != want {
+				t.Errorf("%s epoch %d stored with decision %s, answered %s", c, r.Epoch, r.DecisionID, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := fmt.Sprint(epochs), fmt.Sprint(seq(1, 17)); got != want {
+			t.Errorf("%s: stored epochs %s, want each of %s once", c, got, want)
+		}
+	}
+	if entries, _ := os.ReadDir(spoolDir); len(entries) == 0 {
+		t.Errorf("spool directory %s is empty: was the spool used?", spoolDir)
+	}
+}
+
+func seq(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
