@@ -211,13 +211,14 @@ func readyStatus(t *testing.T, base string) string {
 }
 
 // TestSpoolThroughOutage is issue 12's fault test on a real PostgreSQL:
-// two clusters post epochs; the database is cut (every connection closed,
-// new ones refused) mid-stream; flexd keeps answering 200, spooling; it is
-// killed with SIGKILL during the outage and restarted while the database is
-// still away, and goes on answering from the spool (the retry of a spooled
-// epoch is an idempotent replay); when the database is back the spool
-// drains, and every epoch answered 200 is stored exactly once with the
-// decision that was answered.
+// two clusters post 10 epochs a second each; the database is cut (every
+// connection closed, new ones refused) for 10 seconds; flexd keeps
+// answering 200, spooling; it is killed with SIGKILL 5 seconds into the
+// outage and restarted while the database is still away, and goes on
+// answering from the spool (the retry of a spooled epoch is an idempotent
+// replay); when the database is back the spool drains, every epoch answered
+// 200 is stored exactly once with the decision that was answered, and the
+// decisions are those a cluster gets without an outage.
 func TestSpoolThroughOutage(t *testing.T) {
 	pool := pgtest.NewPool(t)
 	ctx := context.Background()
@@ -248,8 +249,13 @@ func TestSpoolThroughOutage(t *testing.T) {
 
 	clusters := []string{"c1", "c2"}
 	answers := map[string]map[int]answered{"c1": {}, "c2": {}}
+	// Each cluster posts at a shim's cadence, 10 epochs a second (the
+	// ticker shapes the load; no assertion waits on it).
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	post := func(base string, from, to int) {
 		for e := from; e <= to; e++ {
+			<-tick.C
 			for _, c := range clusters {
 				a := postEpoch(t, base, c, e)
 				if a.status != http.StatusOK {
@@ -259,13 +265,14 @@ func TestSpoolThroughOutage(t *testing.T) {
 			}
 		}
 	}
-	post(fl.base, 1, 5)
+	post(fl.base, 1, 10)
 	if s := readyStatus(t, fl.base); s != "ready" {
 		t.Fatalf("readyz %q before the outage", s)
 	}
 
 	proxy.cut()
-	post(fl.base, 6, 10)
+	outage := time.Now()
+	post(fl.base, 11, 60)
 	if s := readyStatus(t, fl.base); s != "degraded" {
 		t.Errorf("readyz %q during the outage, want degraded", s)
 	}
@@ -277,17 +284,38 @@ func TestSpoolThroughOutage(t *testing.T) {
 	fl.cmd.Wait()
 	fl = startFlexdProc(t, bin, addr, u.String(), spoolDir)
 	for _, c := range clusters {
-		a := postEpoch(t, fl.base, c, 10)
-		if a.status != http.StatusOK || !a.replay || a.decisionID != answers[c][10].decisionID {
-			t.Errorf("retry of spooled epoch 10 of %s after the restart: %d, replay %v, decision %s (answered %s)",
-				c, a.status, a.replay, a.decisionID, answers[c][10].decisionID)
+		a := postEpoch(t, fl.base, c, 60)
+		if a.status != http.StatusOK || !a.replay || a.decisionID != answers[c][60].decisionID {
+			t.Errorf("retry of spooled epoch 60 of %s after the restart: %d, replay %v, decision %s (answered %s)",
+				c, a.status, a.replay, a.decisionID, answers[c][60].decisionID)
 		}
 	}
-	post(fl.base, 11, 15)
+	post(fl.base, 61, 110)
 
 	proxy.restore()
+	restored := time.Now()
 	waitFor(t, 60*time.Second, "the spool to drain", func() bool { return readyStatus(t, fl.base) == "ready" })
-	post(fl.base, 16, 17)
+	drainedIn := time.Since(restored)
+	drained := metricValue(t, fl.base, "flexd_spool_drained_total")
+	if drained != 2*100 {
+		t.Errorf("the restarted flexd drained %v records, want the 200 answered during the outage", drained)
+	}
+	t.Logf("outage %.1f s (flexd killed and restarted in it), %d epochs answered in all, %v spooled and drained, %.2f s after the database was back",
+		restored.Sub(outage).Seconds(), 2*120, drained, drainedIn.Seconds())
+	post(fl.base, 111, 120)
+
+	// The outage changed no decision: a cluster posting the same epochs
+	// with the database up gets the same answers.
+	for e := 1; e <= 120; e++ {
+		ref := postEpoch(t, fl.base, "ref", e)
+		if ref.status != http.StatusOK {
+			t.Fatalf("reference epoch %d: %d %s", e, ref.status, ref.body)
+		}
+		if got, want := comparable(t, answers["c1"][e].body), comparable(t, ref.body); got != want {
+			t.Errorf("epoch %d answered during the run differs from the same epoch without an outage:\n%s\n%s", e, got, want)
+			break
+		}
+	}
 
 	pg := postgres.New(pool)
 	for _, c := range clusters {
@@ -302,7 +330,7 @@ func TestSpoolThroughOutage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := fmt.Sprint(epochs), fmt.Sprint(seq(1, 17)); got != want {
+		if got, want := fmt.Sprint(epochs), fmt.Sprint(seq(1, 120)); got != want {
 			t.Errorf("%s: stored epochs %s, want each of %s once", c, got, want)
 		}
 	}
@@ -317,4 +345,49 @@ func seq(from, to int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// metricValue reads one unlabelled sample from /metrics.
+func metricValue(t *testing.T, base, name string) float64 {
+	t.Helper()
+	res, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			var f float64
+			if _, err := fmt.Sscan(v, &f); err == nil {
+				return f
+			}
+		}
+	}
+	t.Fatalf("/metrics has no %s", name)
+	return 0
+}
+
+// comparable is an epoch answer without what differs between two answers
+// of the same decision: the cluster, the decision id and the solve times.
+func comparable(t *testing.T, body string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("answer %q: %v", body, err)
+	}
+	delete(v, "cluster")
+	delete(v, "decision_id")
+	if phases, ok := v["phases"].(map[string]any); ok {
+		for _, ph := range phases {
+			if m, ok := ph.(map[string]any); ok {
+				delete(m, "solve_micros")
+			}
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -260,18 +260,46 @@ func (s *Store) GetEpoch(ctx context.Context, cluster string, epoch int64) (stor
 	if e, ok := s.sp.Find(cluster, epoch); ok {
 		return e.Record, nil
 	}
-	return s.db.GetEpoch(ctx, cluster, epoch)
+	rec, err := s.db.GetEpoch(ctx, cluster, epoch)
+	return rec, unavailable(err, "reading an epoch")
 }
 
-// ListEpochs and StreamEpochs read the database only: spooled epochs
-// appear in the history once drained (GetEpoch finds them before).
+// unavailable turns the database's failing into store.ErrUnavailable (the
+// server's 503 with Retry-After), leaving answers about the request alone.
+func unavailable(err error, doing string) error {
+	if dbDown(err) {
+		return fmt.Errorf("%w: %s: %w", store.ErrUnavailable, doing, err)
+	}
+	return err
+}
+
+// pending refuses a history read while some of the cluster's epochs wait
+// in the spool: a page without them would look complete and is not. The
+// drain takes seconds once the database answers.
+func (s *Store) pending(cluster string) error {
+	if _, ok := s.sp.Latest(cluster); ok {
+		return fmt.Errorf("%w: epochs of %s are spooled, waiting for the database; the history is incomplete until they are drained", store.ErrUnavailable, cluster)
+	}
+	return nil
+}
+
+// ListEpochs reads the database; while epochs of the cluster are spooled
+// it says so (store.ErrUnavailable) rather than answer a page without
+// them. GetEpoch finds a spooled epoch meanwhile.
 func (s *Store) ListEpochs(ctx context.Context, cluster string, q store.Query) ([]store.Record, *int64, error) {
-	return s.db.ListEpochs(ctx, cluster, q)
+	if err := s.pending(cluster); err != nil {
+		return nil, nil, err
+	}
+	recs, next, err := s.db.ListEpochs(ctx, cluster, q)
+	return recs, next, unavailable(err, "listing epochs")
 }
 
-// StreamEpochs reads the database only (see ListEpochs).
+// StreamEpochs is ListEpochs' export: refused while epochs are spooled.
 func (s *Store) StreamEpochs(ctx context.Context, cluster string, from, to *int64, fn func(store.Record) error) error {
-	return s.db.StreamEpochs(ctx, cluster, from, to, fn)
+	if err := s.pending(cluster); err != nil {
+		return err
+	}
+	return unavailable(s.db.StreamEpochs(ctx, cluster, from, to, fn), "exporting epochs")
 }
 
 // LookupToken looks a token up in the database and remembers it; with the

@@ -76,9 +76,9 @@ func (f *flaky) HasTokens(ctx context.Context) (bool, error) {
 func record(cluster string, epoch int64, hash string) store.Record {
 	return store.Record{
 		Cluster: cluster, Epoch: epoch, DecisionID: fmt.Sprintf("d-%s-%d-%s", cluster, epoch, hash), RequestHash: hash,
-		Request:  json.RawMessage(fmt.Sprintf(`{"epoch":%d}`, epoch)),
-		Decision: json.RawMessage(`{"allocations":[]}`),
-		State:    json.RawMessage(fmt.Sprintf(`{"last_epoch":%d}`, epoch)),
+		Request:   json.RawMessage(fmt.Sprintf(`{"epoch":%d}`, epoch)),
+		Decision:  json.RawMessage(`{"allocations":[]}`),
+		State:     json.RawMessage(fmt.Sprintf(`{"last_epoch":%d}`, epoch)),
 		CreatedAt: time.Date(2026, 11, 24, 0, 0, int(epoch), 0, time.UTC),
 	}
 }
@@ -335,5 +335,67 @@ func TestTokensRemembered(t *testing.T) {
 	s3 := newStore(t, db, t.TempDir(), 1<<20)
 	if _, err := s3.HasTokens(ctx); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("with nothing remembered: %v, want store.ErrUnavailable", err)
+	}
+}
+
+// TestHistoryWhilePending: while a cluster's epochs wait in the spool its
+// history says it is incomplete (store.ErrUnavailable, a 503), and reads
+// work again once they are drained.
+func TestHistoryWhilePending(t *testing.T) {
+	db := &flaky{Store: memory.New(memory.Config{})}
+	s := newStore(t, db, t.TempDir(), 1<<20)
+	ctx := context.Background()
+	db.down.Store(true)
+	if _, _, err := save(t, s, "c1", 1, "h1"); err != nil {
+		t.Fatal(err)
+	}
+	db.down.Store(false)
+	if _, _, err := s.ListEpochs(ctx, "c1", store.Query{}); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("list while pending: %v, want store.ErrUnavailable", err)
+	}
+	if err := s.StreamEpochs(ctx, "c1", nil, nil, func(store.Record) error { return nil }); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("export while pending: %v, want store.ErrUnavailable", err)
+	}
+	if recs, _, err := s.ListEpochs(ctx, "c2", store.Query{}); err != nil || len(recs) != 0 {
+		t.Errorf("another cluster's history: %d, %v", len(recs), err)
+	}
+	if _, err := s.DrainOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if recs, _, err := s.ListEpochs(ctx, "c1", store.Query{}); err != nil || len(recs) != 1 {
+		t.Errorf("list after the drain: %d, %v", len(recs), err)
+	}
+}
+
+// BenchmarkSave measures what the spool costs: saves on a healthy backend
+// through the resilient store against the backend alone (mode=healthy and
+// mode=direct, the ratio is the overhead), and a save spooled while the
+// backend is away, whose cost is one fsync (mode=spooled).
+//
+//	go test ./store/resilient -run '^$' -bench BenchmarkSave
+func BenchmarkSave(b *testing.B) {
+	for _, mode := range []string{"direct", "healthy", "spooled"} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			db := &flaky{Store: memory.New(memory.Config{MaxEpochsPerCluster: 1 << 20, MaxEpochs: 1 << 20})}
+			var saver interface {
+				SaveEpoch(context.Context, store.Record, int64) (store.Record, bool, error)
+			} = db
+			if mode != "direct" {
+				s, err := resilient.New(db, resilient.Config{Dir: b.TempDir(), MaxBytes: 1 << 40, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				saver = s
+			}
+			db.down.Store(mode == "spooled")
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, _, err := saver.SaveEpoch(ctx, record("c1", int64(i+1), "h"), int64(i)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
