@@ -12,6 +12,11 @@
 #   default flags: --clusters 150 --jobs 200 --duration 20s (FLEX's cadence,
 #   2 epochs/s per cluster: 300 epochs/s). --url is set by the script.
 #   FLEXD_SERVE_ARGS adds flags to `flexd serve`.
+#   LOAD_PG_OUTAGE=AT:FOR stops PostgreSQL AT seconds into the load for FOR
+#   seconds (flexd spools meanwhile, in the run's temporary directory), then
+#   checks that every epoch the load tool saw answered 200 is in PostgreSQL
+#   once the spool has drained. The CPU figures then count the first
+#   PostgreSQL server only.
 # Example: scripts/load.sh --clusters 150 --jobs 200 --duration 60s
 set -euo pipefail
 
@@ -54,6 +59,7 @@ go build -o "$tmp/flexd" ./cmd/flexd
 go build -o "$tmp/flexd-load" ./cmd/flexd-load
 
 pg_start "$tmp" flexd || die "could not start PostgreSQL"
+port_pg="$port"
 
 port=""
 for candidate in $(seq 18080 18180); do
@@ -66,7 +72,7 @@ done
 url="http://127.0.0.1:$port"
 
 # shellcheck disable=SC2086 # FLEXD_SERVE_ARGS is a list of flags
-"$tmp/flexd" serve --addr "127.0.0.1:$port" --database-url "$PG_URL" --rate-limit 0 ${FLEXD_SERVE_ARGS:-} 2>"$tmp/serve.log" &
+"$tmp/flexd" serve --addr "127.0.0.1:$port" --database-url "$PG_URL" --rate-limit 0 --spool-dir "$tmp/spool" ${FLEXD_SERVE_ARGS:-} 2>"$tmp/serve.log" &
 flexd_pid=$!
 for _ in $(seq 1 100); do
 	if curl -sf "$url/healthz" >/dev/null 2>&1; then
@@ -99,7 +105,26 @@ start="$(date +%s.%N)"
 # The load tool's CPU is read from this shell's reaped children, around it.
 kids0="$(awk '{print $16 + $17}' "/proc/$$/stat")"
 status=0
+outage_pid=""
+if [ -n "${LOAD_PG_OUTAGE:-}" ]; then
+	at="${LOAD_PG_OUTAGE%%:*}" for="${LOAD_PG_OUTAGE##*:}"
+	(sleep "$at" && log "PostgreSQL stopped for ${for}s" && pg_outage "$for" && log "PostgreSQL back") &
+	outage_pid=$!
+fi
 "$tmp/flexd-load" --url "$url" "${args[@]}" >"$tmp/report" || status=$?
+if [ -n "$outage_pid" ]; then
+	wait "$outage_pid" || die "the PostgreSQL outage did not run"
+	for _ in $(seq 1 600); do
+		[ "$(curl -s "$url/readyz" | grep -o '"status":"[a-z_]*"')" = '"status":"ready"' ] && break
+		sleep 0.1
+	done
+	stored="$("$pg_bin/psql" -h 127.0.0.1 -p "$port_pg" -U postgres -d flexd -Atc 'SELECT count(*) FROM epochs')"
+	answered="$(awk '/^epochs ok/{print $3}' "$tmp/report")"
+	log "after the outage: $answered epochs answered 200, $stored stored in PostgreSQL"
+	# Requests still in flight when the load tool stops may be stored
+	# without being counted: at least every answered one must be there.
+	[ "$stored" -ge "$answered" ] || { log "FAILED: fewer epochs stored than answered"; status=1; }
+fi
 kids1="$(awk '{print $16 + $17}' "/proc/$$/stat")"
 end="$(date +%s.%N)"
 flexd1="$(flexd_cpu)" pg1="$(pg_cpu)" all1="$(machine_cpu)"

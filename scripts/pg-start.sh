@@ -85,8 +85,11 @@ pg_start() {
 		{ cat "$dir/initdb.log" >&2; pg_log "initdb failed"; return 1; }
 
 	# Durability is pointless for a throwaway database; speed is not.
-	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$dir/postgres.log" -s -w -t 60 \
-		-o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" ||
+	# (So no figure about durability may come from this server: a stopped
+	# one can lose what it acknowledged. flexd's spool fsyncs on its own.)
+	pg_opts="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	pg_log_file="$dir/postgres.log"
+	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$pg_log_file" -s -w -t 60 -o "$pg_opts" ||
 		{ cat "$dir/postgres.log" >&2; pg_log "PostgreSQL did not start"; return 1; }
 	pg_started=true
 
@@ -101,6 +104,14 @@ pg_start() {
 
 	"$pg_bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$db" || { pg_log "createdb $db failed"; return 1; }
 	PG_URL="postgres://postgres@127.0.0.1:$port/$db?sslmode=disable"
+}
+
+# pg_outage SECONDS stops the server pg_start started (fast shutdown:
+# every connection cut) and starts it again SECONDS later, as it was.
+pg_outage() {
+	"${as_pg[@]}" "$pg_bin/pg_ctl" stop -D "$pgdata" -m fast -s >/dev/null 2>&1 || return 1
+	sleep "$1"
+	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$pg_log_file" -s -w -t 60 -o "$pg_opts" >/dev/null 2>&1
 }
 
 # pg_stop stops the server pg_start started (immediately: nothing in it is

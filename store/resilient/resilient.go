@@ -218,6 +218,11 @@ func (s *Store) StartEpoch(ctx context.Context, cluster string, epoch int64) (st
 		rec := e.Record
 		return store.Start{State: spooled, Stored: &rec}, nil
 	}
+	if hasSpooled && epoch > spooled.Epoch {
+		// While the cluster's epochs are spooled every later one is too:
+		// the database cannot hold this one, and need not be asked.
+		return store.Start{State: spooled}, nil
+	}
 	start, err := s.db.StartEpoch(ctx, cluster, epoch)
 	if dbDown(err) {
 		if hasSpooled {
