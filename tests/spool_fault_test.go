@@ -19,6 +19,11 @@ import (
 	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/pgtest"
 	"github.com/flexd/flexd/store/postgres"
+	// The test builds and runs the flexd binary; importing what it is made
+	// of ties go test's result cache to their sources too.
+	_ "github.com/flexd/flexd/httpapi"
+	_ "github.com/flexd/flexd/store/resilient"
+	_ "github.com/flexd/flexd/store/spool"
 )
 
 // cutProxy forwards TCP connections to a PostgreSQL server and can be cut
