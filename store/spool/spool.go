@@ -61,6 +61,7 @@ type Recovery struct {
 // Spool is an open spool. Its methods are safe for concurrent use.
 type Spool struct {
 	mu       sync.Mutex
+	dropMu   sync.Mutex // one Drop at a time
 	dir      string
 	f        *os.File
 	size     int64
@@ -258,59 +259,84 @@ func (s *Spool) Latest(cluster string) (Entry, bool) {
 // at any point leaves either the old spool or the new one, never less. A
 // crash before the rename means the dropped entries are drained again,
 // which the store's idempotent save makes harmless.
+//
+// The bulk of the new file is written and synced without holding the lock,
+// so appends (epochs being answered) wait only for the entries appended
+// meanwhile to be copied and for the rename.
 func (s *Spool) Drop(n int) error {
+	s.dropMu.Lock()
+	defer s.dropMu.Unlock()
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.f == nil {
+		s.mu.Unlock()
 		return errors.New("spool: closed")
 	}
 	n = min(max(n, 0), len(s.entries))
+	keep := append([]Entry(nil), s.entries[n:]...)
+	seen := len(s.entries)
+	s.mu.Unlock()
 	if n == 0 {
 		return nil
 	}
-	path := filepath.Join(s.dir, FileName)
 	tmp, err := os.CreateTemp(s.dir, FileName+".*")
 	if err != nil {
 		return fmt.Errorf("spool: dropping: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	size := int64(0)
-	for _, e := range s.entries[n:] {
-		frame, err := encodeFrame(e)
-		if err != nil {
-			tmp.Close()
-			return err
-		}
-		if _, err := tmp.Write(frame); err != nil {
-			tmp.Close()
-			return fmt.Errorf("spool: dropping: %w", err)
-		}
-		size += int64(len(frame))
+	size, err := writeFrames(tmp, keep)
+	if err == nil {
+		err = tmp.Sync()
 	}
-	if err := tmp.Sync(); err != nil {
+	if err != nil {
 		tmp.Close()
 		return fmt.Errorf("spool: dropping: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		tmp.Close()
+		return errors.New("spool: closed")
+	}
+	more, err := writeFrames(tmp, s.entries[seen:])
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(s.dir, FileName))
+	}
+	if err == nil {
+		err = syncDir(s.dir)
+	}
+	if err != nil {
 		tmp.Close()
 		return fmt.Errorf("spool: dropping: %w", err)
 	}
-	if err := syncDir(s.dir); err != nil {
-		tmp.Close()
-		return err
-	}
-	// The renamed file is the spool now; append at its end.
-	if _, err := tmp.Seek(size, io.SeekStart); err != nil {
-		tmp.Close()
-		return fmt.Errorf("spool: dropping: %w", err)
-	}
+	// The renamed file is the spool now, its offset at its end.
 	old := s.f
-	s.f, s.size = tmp, size
-	s.entries = append([]Entry(nil), s.entries[n:]...)
+	s.f, s.size = tmp, size+more
+	s.entries = append(keep, s.entries[seen:]...)
 	if err := old.Close(); err != nil {
 		return fmt.Errorf("spool: closing the old file: %w", err)
 	}
 	return nil
+}
+
+// writeFrames appends the entries' frames to f and returns the bytes
+// written.
+func writeFrames(f *os.File, entries []Entry) (int64, error) {
+	size := int64(0)
+	for _, e := range entries {
+		frame, err := encodeFrame(e)
+		if err != nil {
+			return size, err
+		}
+		if _, err := f.Write(frame); err != nil {
+			return size, err
+		}
+		size += int64(len(frame))
+	}
+	return size, nil
 }
 
 // syncDir fsyncs a directory, so that a rename in it is durable.

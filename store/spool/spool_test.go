@@ -232,3 +232,47 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestDropWhileAppending: entries appended while a drop rewrites the file
+// are kept, in order, on disk too.
+func TestDropWhileAppending(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir, 1<<24)
+	for e := range int64(50) {
+		if err := s.Append(entry("c1", e+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		for e := int64(51); e <= 150; e++ {
+			if err := s.Append(entry("c1", e)); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	dropped := 0
+	for dropped < 100 {
+		n := min(10, s.Len())
+		if err := s.Drop(n); err != nil {
+			t.Fatal(err)
+		}
+		dropped += n
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, rec := open(t, dir, 1<<24)
+	got := s2.Entries()
+	if rec.DroppedBytes != 0 || len(got) != 150-dropped {
+		t.Fatalf("%d entries after dropping %d of 150 (recovery %+v)", len(got), dropped, rec)
+	}
+	for i, e := range got {
+		if want := int64(dropped + i + 1); e.Record.Epoch != want {
+			t.Fatalf("entry %d is epoch %d, want %d", i, e.Record.Epoch, want)
+		}
+	}
+}
