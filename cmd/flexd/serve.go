@@ -311,8 +311,10 @@ func openDatabaseConns(ctx context.Context, url string, maxConns int32, logger *
 	return pool, nil
 }
 
-// DefaultSpoolMaxBytes bounds the spool: 1 GiB, about 20,000 epochs of
-// 200 jobs (a 200-job record is about 50 kB), 40 minutes of 150 clusters.
+// DefaultSpoolMaxBytes bounds the spool: 1 GiB, about 10,000 epochs of
+// 200 jobs (a record holds the request and the decision, about 100 kB):
+// an hour and a half of one cluster at the half-second cadence, but only
+// half a minute of 150 clusters; size it to the outage to ride out.
 const DefaultSpoolMaxBytes = 1 << 30
 
 // defaultSpoolDir is the spool's directory under the user's state

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Prefix reuse (issue: FLEX at the sizes real clusters run). A local search
+// Prefix reuse (docs/solver-at-scale.md). A local search
 // over priority orders scores thousands of orders that differ from the
 // incumbent only from some position k on: an insertion of the job at i
 // before the job at k changes nothing before min(i, k). The MPS schedule of
