@@ -61,6 +61,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	if d, ok := s.cfg.Store.(DegradedReporter); ok && d.Degraded() {
 		degraded = true
 		h.Checks["spool"] = "degraded: history is being spooled locally"
+		if sr, ok := s.cfg.Store.(SpoolReporter); ok {
+			n, age := sr.SpoolDepth()
+			h.Checks["spool"] = fmt.Sprintf("degraded: %d epochs spooled locally, the oldest %s ago", n, age.Round(time.Second))
+		}
 	}
 	if err := s.store.Ping(ctx); err != nil {
 		s.log.WarnContext(ctx, "readiness: store ping failed", "request_id", requestIDFrom(ctx), "error", err)

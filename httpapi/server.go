@@ -60,6 +60,13 @@ type DegradedReporter interface {
 	Degraded() bool
 }
 
+// SpoolReporter is implemented by spooling stores that can say how much
+// waits for the database: /readyz shows it beside "degraded".
+type SpoolReporter interface {
+	// SpoolDepth returns the records waiting and the age of the oldest.
+	SpoolDepth() (records int, oldest time.Duration)
+}
+
 // Config configures a Server. The zero value of every field but Store is a
 // usable default.
 type Config struct {

@@ -318,8 +318,8 @@ func TestServeWithoutDatabase(t *testing.T) {
 	if code, body := call(t, "POST", base+"/v1/clusters/c1/epochs", "", cmdEpochBody); code != 200 {
 		t.Fatalf("epoch without a database: %d %s", code, body)
 	}
-	if code, body := call(t, "GET", base+"/readyz", "", ""); code != 200 || !strings.Contains(body, `"degraded"`) {
-		t.Errorf("readyz: %d %s, want 200 degraded", code, body)
+	if code, body := call(t, "GET", base+"/readyz", "", ""); code != 200 || !strings.Contains(body, `"degraded"`) || !strings.Contains(body, "1 epochs spooled") {
+		t.Errorf("readyz: %d %s, want 200 degraded with the spool's depth", code, body)
 	}
 	if code, body := call(t, "GET", base+"/metrics", "", ""); code != 200 || !strings.Contains(body, "flexd_spool_records 1") {
 		t.Errorf("metrics lack flexd_spool_records 1: %d", code)

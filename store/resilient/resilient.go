@@ -130,6 +130,13 @@ func dbDown(err error) bool {
 // /readyz says "degraded").
 func (s *Store) Degraded() bool { return s.sp.Len() > 0 }
 
+// SpoolDepth is the records waiting for the database and the age of the
+// oldest (httpapi.SpoolReporter, for /readyz).
+func (s *Store) SpoolDepth() (int, time.Duration) {
+	st := s.Status(time.Now())
+	return st.Records, st.OldestAge
+}
+
 // Status is what /metrics and /readyz show of the spool.
 type Status struct {
 	Records     int
