@@ -2,6 +2,7 @@ package solver
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -240,8 +241,44 @@ func (in *instance) dispatchOrders() []ordering {
 	out = append(out, dispatch("mdd", func(k int, t float64) float64 {
 		return -math.Max(in.reachableDue(k), t+p[k])
 	}))
+	// SLA steps: ATC on each step as a job of its own, the job's index the
+	// best over the steps it can still meet. On 10 instances of the base
+	// case it took sla_cost from 1.070 to 1.033 of the (then) best known at
+	// J = 100, 1.032 to 1.018 at J = 50. Each order costs O(J^2 x steps):
+	// past maxSLADispatchJobs it would take the J = 1,000 solve past its
+	// 100 ms.
+	sla := false
+	for _, m := range in.metrics {
+		sla = sla || m == penalty.SLACost
+	}
+	if sla && n <= maxSLADispatchJobs {
+		for _, look := range []float64{4, 8, 16, 32} {
+			out = append(out, dispatch(fmt.Sprintf("atc_sla_%g", look), func(k int, t float64) float64 {
+				steps := in.pj[k].SLA
+				if in.metrics[k] != penalty.SLACost || len(steps) == 0 {
+					slack := math.Max(0, in.reachableDue(k)-p[k]-t)
+					return math.Log(math.Max(stake(k), 1e-300)/p[k]) - slack/(look*pbar)
+				}
+				best, prev := math.Inf(-1), 0.0
+				for _, st := range steps {
+					gain := st.Penalty - prev
+					prev = st.Penalty
+					if gain <= 0 || st.Deadline < t+p[k] {
+						continue
+					}
+					slack := math.Max(0, st.Deadline-p[k]-t)
+					best = math.Max(best, math.Log(gain/p[k])-slack/(look*pbar))
+				}
+				return best
+			}))
+		}
+	}
 	return out
 }
+
+// maxSLADispatchJobs is the largest J for which dispatchOrders adds the SLA
+// step orders.
+const maxSLADispatchJobs = 400
 
 // stake is what job k stands to lose by missing its deadline, the weight of
 // the search at scale's orders: its weight on the weighted deadline
