@@ -48,7 +48,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				s.problem(w, r, fmt.Errorf("checking whether tokens exist: %w", err))
 				return
 			}
-			if any {
+			if any || s.cfg.RequireTokens {
 				s.problem(w, r, errUnauthorized)
 				return
 			}

@@ -141,3 +141,21 @@ func TestRateLimiterBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRequireTokensFailsClosed: with RequireTokens (a server listening
+// beyond loopback) a request without a token is refused even when no token
+// exists, as after the last one is deleted at runtime (issue 16: it used to
+// be served as an administrator).
+func TestRequireTokensFailsClosed(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.RequireTokens = true })
+	if res := e.post("/v1/clusters/c1/epochs", "", epochBody); res.status != http.StatusUnauthorized {
+		t.Errorf("no token, no tokens at all: %d, want 401", res.status)
+	}
+	if res := e.get("/healthz", ""); res.status != http.StatusOK {
+		t.Errorf("probe: %d, want 200 without a token", res.status)
+	}
+	tok := e.addToken("tok-c1", "c1", false)
+	if res := e.post("/v1/clusters/c1/epochs", tok, epochBody); res.status != http.StatusOK {
+		t.Errorf("with its token: %d %s", res.status, res.body)
+	}
+}

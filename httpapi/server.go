@@ -108,6 +108,12 @@ type Config struct {
 	// up to this long to work, and a deleted one up to this long to stop
 	// working. 0 means DefaultTokenCacheTTL; negative disables the cache.
 	TokenCacheTTL time.Duration
+	// RequireTokens keeps access control on even when no token exists:
+	// a request without a valid token is then refused (401) instead of
+	// served as an administrator. flexd serve sets it when it listens
+	// beyond loopback (without --insecure), so that deleting the last token
+	// at runtime closes the service rather than opening it (issue 16).
+	RequireTokens bool
 	// StaleRetries is how many times an epoch is re-decided when another
 	// replica saved the cluster's state in between; 0 means 3.
 	StaleRetries int

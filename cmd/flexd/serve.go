@@ -117,6 +117,9 @@ func runServe(ctx context.Context, f serveFlags) error {
 		RequestTimeout: f.requestTimeout,
 		RateLimit:      f.rateLimit,
 		RateBurst:      f.rateBurst,
+		// Beyond loopback a token is always needed: the check at start is
+		// not enough, tokens can be deleted while flexd runs.
+		RequireTokens: !isLoopback(f.addr) && !f.insecure,
 	}
 	if f.rateLimit == 0 {
 		cfg.RateLimit = -1 // the flag's 0 means off; Config's 0 means default
