@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -117,11 +118,13 @@ func TestBadQuery(t *testing.T) {
 		query string
 		field string
 	}{
-		"from not a number": {"from=x", "from"},
-		"limit too big":     {"limit=5000", "limit"},
-		"limit zero":        {"limit=0", "limit"},
-		"cursor garbage":    {"cursor=abc", "cursor"},
-		"job_id with a NUL": {"job_id=%00", "job_id"},
+		"from not a number":  {"from=x", "from"},
+		"limit too big":      {"limit=5000", "limit"},
+		"limit zero":         {"limit=0", "limit"},
+		"cursor garbage":     {"cursor=abc", "cursor"},
+		"job_id with a NUL":  {"job_id=%00", "job_id"},
+		"from most negative": {"from=-9223372036854775808", "from"},
+		"to negative":        {"to=-1", "to"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -186,5 +189,19 @@ func TestSubnormalEpochLength(t *testing.T) {
 		`"ratio": {"mode": "pi_dhsa"}, "omo": {"lazy_start": true, "batch_finish": true, "bandwidth": 100}`)
 	if res := e.post("/v1/clusters/c1/epochs", "", body); res.status != http.StatusOK {
 		t.Fatalf("status %d: %s", res.status, res.body)
+	}
+}
+
+// TestContentEncodingRefused: a compressed body is refused with 415, not
+// read as JSON (issue 16, item 9).
+func TestContentEncodingRefused(t *testing.T) {
+	e := newEnv(t, nil)
+	req := httptest.NewRequest(http.MethodPost, "/v1/solve", strings.NewReader(solveBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "br")
+	rec := httptest.NewRecorder()
+	e.srv.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnsupportedMediaType {
+		t.Errorf("status %d, want 415", rec.Code)
 	}
 }

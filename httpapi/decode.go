@@ -50,6 +50,11 @@ func decodeStrict(body []byte, v any) error {
 // has refused lengths over the configured limit) rather than growing one
 // by doubling.
 func readBody(r *http.Request) ([]byte, error) {
+	if enc := r.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		// A compressed body read as JSON would fail as garbage, or worse,
+		// not fail: say what is wrong instead.
+		return nil, &apiError{status: http.StatusUnsupportedMediaType, detail: fmt.Sprintf("Content-Encoding %q is not supported: send the body uncompressed", enc)}
+	}
 	size := bytes.MinRead
 	if r.ContentLength > 0 && r.ContentLength <= DefaultBodyLimit {
 		// The extra MinRead is where the read that sees EOF goes.

@@ -702,6 +702,12 @@ func parseQuery(r *http.Request) (store.Query, error) {
 			fields = append(fields, FieldProblem{Field: name, Message: fmt.Sprintf("must be an integer, got %q", s)})
 			return nil
 		}
+		if n < 0 {
+			// Epoch numbers are never negative; a bound near int64's end
+			// would wrap in the store's arithmetic and select nothing.
+			fields = append(fields, FieldProblem{Field: name, Message: fmt.Sprintf("must be >= 0, got %d", n)})
+			return nil
+		}
 		return &n
 	}
 	q.From, q.To, q.Before = num("from"), num("to"), num("cursor")
