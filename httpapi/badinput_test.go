@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -203,5 +204,52 @@ func TestContentEncodingRefused(t *testing.T) {
 	e.srv.ServeHTTP(rec, req)
 	if rec.Code != http.StatusUnsupportedMediaType {
 		t.Errorf("status %d, want 415", rec.Code)
+	}
+}
+
+// gateReader is a body that signals its first read and then waits.
+type gateReader struct {
+	started, release chan struct{}
+	once             bool
+	r                io.Reader
+}
+
+func (g *gateReader) Read(p []byte) (int, error) {
+	if !g.once {
+		g.once = true
+		close(g.started)
+		<-g.release
+	}
+	return g.r.Read(p)
+}
+
+// TestInFlightBytesBound: while a request holds the in-flight bound (one
+// without a declared length counts as the whole body cap), another is
+// refused at once with 503 and Retry-After, before its body is read; once
+// the first is done, requests run again (issue 16, item 3).
+func TestInFlightBytesBound(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.BodyLimit, c.InFlightBytes = 1<<20, 1<<20 })
+	g := &gateReader{started: make(chan struct{}), release: make(chan struct{}), r: strings.NewReader(solveBody)}
+	reqA := httptest.NewRequest(http.MethodPost, "/v1/solve", g)
+	reqA.ContentLength = -1
+	reqA.Header.Set("Content-Type", "application/json")
+	recA := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		e.srv.ServeHTTP(recA, reqA)
+		close(done)
+	}()
+	<-g.started
+	res := e.post("/v1/solve", "", solveBody)
+	if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") == "" {
+		t.Errorf("second request while the first holds the bound: %d (Retry-After %q), want 503 with Retry-After", res.status, res.header.Get("Retry-After"))
+	}
+	close(g.release)
+	<-done
+	if recA.Code != http.StatusOK {
+		t.Errorf("first request: %d", recA.Code)
+	}
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusOK {
+		t.Errorf("after the first finished: %d", res.status)
 	}
 }

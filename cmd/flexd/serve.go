@@ -46,6 +46,9 @@ type serveFlags struct {
 	// answered epochs while PostgreSQL is away (0 bytes: no spool).
 	spoolDir      string
 	spoolMaxBytes int64
+	// inFlightBytes bounds the request bodies handled at once, memoryLimit
+	// is the Go runtime's soft memory limit (0: none).
+	inFlightBytes, memoryLimit int64
 	// onListen, when set, is told the bound address once the server
 	// accepts connections; tests use it instead of polling.
 	onListen func(net.Addr)
@@ -81,6 +84,8 @@ func newServeCmd() *cobra.Command {
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
 	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
 	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
+	fl.Int64Var(&f.inFlightBytes, "max-in-flight-bytes", 0, "request bodies handled at once, bytes, beyond which requests get 503 (0: twice --body-limit)")
+	fl.Int64Var(&f.memoryLimit, "memory-limit", DefaultMemoryLimit, "soft memory limit of the Go runtime, bytes (GOMEMLIMIT wins when set; 0: none)")
 	fl.Int32Var(&f.dbMaxConns, "db-max-conns", DefaultDBMaxConns, "PostgreSQL connections at most; 0 leaves it to pgx (a pool_max_conns in --database-url wins)")
 	annotateEnv(fl)
 	return cmd
@@ -96,6 +101,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{fmt.Errorf("--rate-burst %d: want >= 0", f.rateBurst)}
 	case f.dbMaxConns < 0:
 		return usageError{fmt.Errorf("--db-max-conns %d: want >= 0", f.dbMaxConns)}
+	case f.inFlightBytes < 0, f.memoryLimit < 0:
+		return usageError{errors.New("--max-in-flight-bytes and --memory-limit must be >= 0")}
 	case f.spoolMaxBytes < 0:
 		return usageError{fmt.Errorf("--spool-max-bytes %d: want >= 0", f.spoolMaxBytes)}
 	case f.spoolMaxBytes > 0 && f.databaseURL != "" && f.spoolDir == "":
@@ -107,7 +114,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{fmt.Errorf("--addr %q: %w", f.addr, err)}
 	}
 	logger := newLogger()
-	tuneGC()
+	tuneGC(f.memoryLimit)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -117,6 +124,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		RequestTimeout: f.requestTimeout,
 		RateLimit:      f.rateLimit,
 		RateBurst:      f.rateBurst,
+		InFlightBytes:  f.inFlightBytes,
 		// Beyond loopback a token is always needed: the check at start is
 		// not enough, tokens can be deleted while flexd runs.
 		RequireTokens: !isLoopback(f.addr) && !f.insecure,
@@ -289,12 +297,22 @@ func openDatabase(ctx context.Context, url string, logger *slog.Logger) (*pgxpoo
 // that CPU by about four for some tens of MB of memory.
 const serveGCPercent = 400
 
-// tuneGC applies serveGCPercent unless GOGC is set.
-func tuneGC() {
+// tuneGC applies serveGCPercent unless GOGC is set, and memoryLimit as
+// the runtime's soft memory limit unless GOMEMLIMIT is.
+func tuneGC(memoryLimit int64) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serveGCPercent)
 	}
+	// GOGC=400 trades memory for CPU; the soft limit makes the collector
+	// work harder instead once the heap nears it, so a burst of large
+	// requests does not take the process to gigabytes.
+	if os.Getenv("GOMEMLIMIT") == "" && memoryLimit > 0 {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 }
+
+// DefaultMemoryLimit is serve's soft memory limit: 1 GiB.
+const DefaultMemoryLimit = 1 << 30
 
 // DefaultDBMaxConns is serve's pool size when neither --db-max-conns nor the
 // URL's pool_max_conns says otherwise.
