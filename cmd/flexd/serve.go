@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/internal/connlimit"
 	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/memory"
 	"github.com/flexd/flexd/store/postgres"
@@ -49,6 +50,8 @@ type serveFlags struct {
 	// inFlightBytes bounds the request bodies handled at once, memoryLimit
 	// is the Go runtime's soft memory limit (0: none).
 	inFlightBytes, memoryLimit int64
+	// maxConns caps open client connections (0: from the open-files limit).
+	maxConns int
 	// onListen, when set, is told the bound address once the server
 	// accepts connections; tests use it instead of polling.
 	onListen func(net.Addr)
@@ -84,6 +87,7 @@ func newServeCmd() *cobra.Command {
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
 	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
 	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
+	fl.IntVar(&f.maxConns, "max-conns", 0, "client connections held open at most; at the cap a new one closes the longest idle (0: the open-files limit less 128)")
 	fl.Int64Var(&f.inFlightBytes, "max-in-flight-bytes", 0, "request bodies handled at once, bytes, beyond which requests get 503 (0: twice --body-limit)")
 	fl.Int64Var(&f.memoryLimit, "memory-limit", DefaultMemoryLimit, "soft memory limit of the Go runtime, bytes (GOMEMLIMIT wins when set; 0: none)")
 	fl.Int32Var(&f.dbMaxConns, "db-max-conns", DefaultDBMaxConns, "PostgreSQL connections at most; 0 leaves it to pgx (a pool_max_conns in --database-url wins)")
@@ -101,8 +105,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{fmt.Errorf("--rate-burst %d: want >= 0", f.rateBurst)}
 	case f.dbMaxConns < 0:
 		return usageError{fmt.Errorf("--db-max-conns %d: want >= 0", f.dbMaxConns)}
-	case f.inFlightBytes < 0, f.memoryLimit < 0:
-		return usageError{errors.New("--max-in-flight-bytes and --memory-limit must be >= 0")}
+	case f.inFlightBytes < 0, f.memoryLimit < 0, f.maxConns < 0:
+		return usageError{errors.New("--max-in-flight-bytes, --memory-limit and --max-conns must be >= 0")}
 	case f.spoolMaxBytes < 0:
 		return usageError{fmt.Errorf("--spool-max-bytes %d: want >= 0", f.spoolMaxBytes)}
 	case f.spoolMaxBytes > 0 && f.databaseURL != "" && f.spoolDir == "":
@@ -224,11 +228,17 @@ func runServe(ctx context.Context, f serveFlags) error {
 	if err != nil {
 		return fmt.Errorf("building the HTTP server: %w", err)
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	raw, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", f.addr, err)
 	}
+	maxConns := f.maxConns
+	if maxConns == 0 {
+		maxConns = connsFromFileLimit()
+	}
+	ln := connlimit.New(raw, maxConns)
 	hs := &http.Server{
+		ConnState:         ln.ConnState,
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Bodies are capped at --body-limit; give slow clients time to
@@ -309,6 +319,17 @@ func tuneGC(memoryLimit int64) {
 	if os.Getenv("GOMEMLIMIT") == "" && memoryLimit > 0 {
 		debug.SetMemoryLimit(memoryLimit)
 	}
+}
+
+// connsFromFileLimit is the default connection cap: the open-files limit
+// (which Go raises to the hard limit at start) less 128 for the database
+// pool, the spool and the rest, and at least 64.
+func connsFromFileLimit() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<20 {
+		return 1 << 20
+	}
+	return max(64, int(rl.Cur)-128)
 }
 
 // DefaultMemoryLimit is serve's soft memory limit: 1 GiB.
