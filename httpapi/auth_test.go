@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -157,5 +158,19 @@ func TestRequireTokensFailsClosed(t *testing.T) {
 	tok := e.addToken("tok-c1", "c1", false)
 	if res := e.post("/v1/clusters/c1/epochs", tok, epochBody); res.status != http.StatusOK {
 		t.Errorf("with its token: %d %s", res.status, res.body)
+	}
+}
+
+// TestAnonymousRateLimitPerCluster: with no token (access control off),
+// each cluster's shim has its own bucket, not one shared by every caller.
+func TestAnonymousRateLimitPerCluster(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.RateLimit, c.RateBurst = 0.001, 2 })
+	for i, want := range []int{200, 200, 429} {
+		if res := e.post("/v1/clusters/c1/epochs", "", epochN(fmt.Sprint(i+1))); res.status != want {
+			t.Fatalf("c1 request %d: %d, want %d", i, res.status, want)
+		}
+	}
+	if res := e.post("/v1/clusters/c2/epochs", "", epochBody); res.status != http.StatusOK {
+		t.Errorf("c2 limited by c1's requests: %d", res.status)
 	}
 }
