@@ -679,6 +679,10 @@ func (s *Server) listEpochs(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, r, http.StatusOK, "application/json", page)
 }
 
+// ExportWriteTimeout is how long one line of the epochs.jsonl export may
+// take to reach a slow reader before the stream is cut (issue 16, item 3).
+const ExportWriteTimeout = 30 * time.Second
+
 // DefaultPageSize is the page size of GET .../epochs without limit.
 const DefaultPageSize = 100
 
@@ -804,6 +808,12 @@ func (s *Server) exportEpochs(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/jsonl")
 			w.WriteHeader(http.StatusOK)
 			wrote = true
+		}
+		// The export is exempt from the request timeout (it may be long),
+		// but each line must leave within ExportWriteTimeout: a reader that
+		// stops reading would otherwise pin the stream's memory for ever.
+		if err := rc.SetWriteDeadline(time.Now().Add(ExportWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return errClientGone
 		}
 		if _, err := w.Write(append(line, '\n')); err != nil {
 			return errClientGone

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -136,6 +137,16 @@ func runServe(ctx context.Context, f serveFlags) error {
 	if f.rateLimit == 0 {
 		cfg.RateLimit = -1 // the flag's 0 means off; Config's 0 means default
 	}
+	// /metrics: the server's own series, the Go runtime's and the
+	// process's (memory, goroutines, open files against the limit).
+	reg := prometheus.NewRegistry()
+	if err := reg.Register(collectors.NewGoCollector()); err != nil {
+		return fmt.Errorf("registering runtime metrics: %w", err)
+	}
+	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return fmt.Errorf("registering process metrics: %w", err)
+	}
+	cfg.Registerer, cfg.Gatherer = reg, reg
 	var pruner store.Pruner
 	if f.databaseURL == "" {
 		mem := memory.New(memory.Config{})
@@ -182,11 +193,10 @@ func runServe(ctx context.Context, f serveFlags) error {
 					logger.Error("closing the spool", "error", err)
 				}
 			}()
-			reg := prometheus.NewRegistry()
 			if err := registerSpoolMetrics(reg, rs); err != nil {
 				return err
 			}
-			cfg.Store, cfg.Registerer, cfg.Gatherer = rs, reg, reg
+			cfg.Store = rs
 			drainCtx, stopDrain := context.WithCancel(ctx)
 			drained := make(chan struct{})
 			go func() {

@@ -321,8 +321,9 @@ func TestServeWithoutDatabase(t *testing.T) {
 	if code, body := call(t, "GET", base+"/readyz", "", ""); code != 200 || !strings.Contains(body, `"degraded"`) || !strings.Contains(body, "1 epochs spooled") {
 		t.Errorf("readyz: %d %s, want 200 degraded with the spool's depth", code, body)
 	}
-	if code, body := call(t, "GET", base+"/metrics", "", ""); code != 200 || !strings.Contains(body, "flexd_spool_records 1") {
-		t.Errorf("metrics lack flexd_spool_records 1: %d", code)
+	if code, body := call(t, "GET", base+"/metrics", "", ""); code != 200 || !strings.Contains(body, "flexd_spool_records 1") ||
+		!strings.Contains(body, "go_goroutines") || !strings.Contains(body, "process_open_fds") {
+		t.Errorf("metrics lack flexd_spool_records 1 or the runtime and process series: %d", code)
 	}
 
 	g := defaultServeFlags(t)
