@@ -62,8 +62,18 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				return
 			}
 			hash := HashToken(token)
+			if s.authLimiter != nil && !s.tokenKnown(hash) && s.authLimiter.exhausted(clientAddr(r)) {
+				// A flood of made-up tokens would cost a database query
+				// each: an address whose failures used up its budget
+				// waits; a valid token never spends it.
+				s.problem(w, r, errRateLimited)
+				return
+			}
 			t, err := s.lookupToken(ctx, hash)
 			if errors.Is(err, store.ErrNotFound) {
+				if s.authLimiter != nil {
+					s.authLimiter.allow(clientAddr(r))
+				}
 				s.problem(w, r, errUnauthorized)
 				return
 			}
@@ -224,11 +234,25 @@ func limitKey(p principal, r *http.Request) string {
 			return "cluster:" + cluster
 		}
 	}
+	return clientAddr(r)
+}
+
+// clientAddr is a rate limiter key for the caller's address.
+func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
 	return "addr:" + host
+}
+
+// tokenKnown reports whether hash is cached as a valid token.
+func (s *Server) tokenKnown(hash string) bool {
+	if s.tokens == nil {
+		return false
+	}
+	_, found, hit := s.tokens.get(hash)
+	return hit && found
 }
 
 // rateLimiter keeps one token bucket per key, at most cap of them: past
@@ -270,4 +294,13 @@ func (l *rateLimiter) allow(key string) bool {
 	e := &limiterEntry{key: key, lim: rate.NewLimiter(l.limit, l.burst)}
 	l.entries[key] = l.lru.PushFront(e)
 	return e.lim.Allow()
+}
+
+// exhausted reports whether key's bucket is empty now, without taking
+// from it (a key never seen has a full bucket).
+func (l *rateLimiter) exhausted(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	el, ok := l.entries[key]
+	return ok && el.Value.(*limiterEntry).lim.Tokens() < 1
 }

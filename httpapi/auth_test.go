@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/flexd/flexd/httpapi"
 )
@@ -172,5 +173,27 @@ func TestAnonymousRateLimitPerCluster(t *testing.T) {
 	}
 	if res := e.post("/v1/clusters/c2/epochs", "", epochBody); res.status != http.StatusOK {
 		t.Errorf("c2 limited by c1's requests: %d", res.status)
+	}
+}
+
+// TestBadTokenFlood: an address presenting made-up tokens is answered 401
+// until its failures use up their budget, then 429 without a lookup; a
+// valid token from the same address still works (issue 16, item 6).
+func TestBadTokenFlood(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.AuthLookupRate, c.TokenCacheTTL = 0.001, time.Minute })
+	good := e.addToken("tok-good", "c1", false)
+	if res := e.get("/v1/metrics", good); res.status != http.StatusOK {
+		t.Fatalf("good token: %d", res.status)
+	}
+	var statuses []int
+	for i := range 4 {
+		statuses = append(statuses, e.get("/v1/metrics", fmt.Sprint("made-up-", i)).status)
+	}
+	// The budget is a burst of 1 at this rate: one failure, then refusals.
+	if fmt.Sprint(statuses) != "[401 429 429 429]" {
+		t.Errorf("made-up tokens: %v, want [401 429 429 429]", statuses)
+	}
+	if res := e.get("/v1/metrics", good); res.status != http.StatusOK {
+		t.Errorf("good token after the flood: %d", res.status)
 	}
 }

@@ -116,6 +116,11 @@ type Config struct {
 	// up to this long to work, and a deleted one up to this long to stop
 	// working. 0 means DefaultTokenCacheTTL; negative disables the cache.
 	TokenCacheTTL time.Duration
+	// AuthLookupRate bounds, per client address, the failed token lookups
+	// (each costs a database query): per second, with a burst of twice
+	// that; an address past it gets 429 for tokens not known to be valid,
+	// before any lookup. 0 means 10; negative disables the bound.
+	AuthLookupRate float64
 	// RequireTokens keeps access control on even when no token exists:
 	// a request without a valid token is then refused (401) instead of
 	// served as an administrator. flexd serve sets it when it listens
@@ -142,6 +147,9 @@ type Server struct {
 	handler http.Handler
 	// draining is set by StartDrain: new requests answer 503.
 	draining atomic.Bool
+	// authLimiter bounds lookups of unknown tokens per address
+	// (Config.AuthLookupRate); nil when unbounded.
+	authLimiter *rateLimiter
 	// inFlight bounds the body bytes being handled (Config.InFlightBytes);
 	// nil when unbounded.
 	inFlight *semaphore.Weighted
@@ -163,6 +171,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.InFlightBytes = cmp.Or(cfg.InFlightBytes, 2*cfg.BodyLimit)
 	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, 30*time.Second)
 	cfg.RateLimit = cmp.Or(cfg.RateLimit, 50)
+	cfg.AuthLookupRate = cmp.Or(cfg.AuthLookupRate, 10)
 	cfg.RateLimiters = cmp.Or(cfg.RateLimiters, 10000)
 	cfg.StaleRetries = cmp.Or(cfg.StaleRetries, 3)
 	cfg.TokenCacheTTL = cmp.Or(cfg.TokenCacheTTL, DefaultTokenCacheTTL)
@@ -196,6 +205,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.RateLimit > 0 {
 		burst := cmp.Or(cfg.RateBurst, max(1, int(2*cfg.RateLimit+0.999)))
 		s.limiter = newRateLimiter(cfg.RateLimit, burst, cfg.RateLimiters)
+	}
+	if cfg.AuthLookupRate > 0 {
+		s.authLimiter = newRateLimiter(cfg.AuthLookupRate, max(1, int(2*cfg.AuthLookupRate)), cfg.RateLimiters)
 	}
 	s.handler = s.routes()
 	return s, nil
