@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flexd/flexd/httpapi"
 )
@@ -251,5 +252,17 @@ func TestInFlightBytesBound(t *testing.T) {
 	}
 	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusOK {
 		t.Errorf("after the first finished: %d", res.status)
+	}
+}
+
+// TestOptimalStopsAtTheDeadline: an exhaustive solve whose request has run
+// out of time stops and answers 504, instead of finishing for a caller that
+// gave up (issue 16, item 7: 3.5 s answered 200 under a 2 s timeout).
+func TestOptimalStopsAtTheDeadline(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.RequestTimeout = time.Nanosecond })
+	body := strings.Replace(manyJobs(10), `"slots": 100`, `"slots": 100, "policy": "optimal"`, 1)
+	res := e.post("/v1/solve", "", body)
+	if res.status != http.StatusGatewayTimeout {
+		t.Errorf("status %d, want 504: %s", res.status, res.body)
 	}
 }

@@ -364,7 +364,7 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-		resp, next, err := s.decide(cluster, checked, prevState)
+		resp, next, err := s.decide(r.Context().Done(), cluster, checked, prevState)
 		if err != nil {
 			s.problem(w, r, err)
 			return
@@ -495,7 +495,7 @@ func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch
 
 // decide runs the epoch pipeline with every phase's solve timed, and
 // converts the decision to the wire form (without its decision id).
-func (s *Server) decide(cluster string, checked epoch.Checked, prev epoch.ClusterState) (*EpochResponse, epoch.ClusterState, error) {
+func (s *Server) decide(cancel <-chan struct{}, cluster string, checked epoch.Checked, prev epoch.ClusterState) (*EpochResponse, epoch.ClusterState, error) {
 	req := checked.Request()
 	// Decide calls the policies one after the other, so the timings arrive
 	// in call order; attributeTimes tells which phase each one solved.
@@ -505,7 +505,7 @@ func (s *Server) decide(cluster string, checked epoch.Checked, prev epoch.Cluste
 		if !ok {
 			return nil, false
 		}
-		return timedSolver{Solver: pol, record: func(d time.Duration) { timings = append(timings, d) }}, true
+		return timedSolver{Solver: pol, cancel: cancel, record: func(d time.Duration) { timings = append(timings, d) }}, true
 	}}
 	dec, next, err := d.DecideChecked(checked, prev)
 	if err != nil {
@@ -576,10 +576,13 @@ func attributeTimes(dec epoch.Decision, timings []time.Duration) SolveTimes {
 // out of the pure epoch and solver packages.
 type timedSolver struct {
 	solver.Solver
+	// cancel is the request's: a solve past its deadline stops.
+	cancel <-chan struct{}
 	record func(time.Duration)
 }
 
 func (t timedSolver) Solve(p solver.Problem) (solver.Result, error) {
+	p.Options.Cancel = t.cancel
 	start := time.Now()
 	res, err := t.Solver.Solve(p)
 	t.record(time.Since(start))

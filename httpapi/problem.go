@@ -81,6 +81,7 @@ var errorStatus = []struct {
 	{store.ErrConflict, http.StatusConflict, "this epoch is stored with a different request, or is below the cluster's latest epoch"},
 	{store.ErrStaleState, http.StatusConflict, "the cluster's state kept changing concurrently; retry the epoch"},
 	{context.DeadlineExceeded, http.StatusGatewayTimeout, "the request took longer than the server's timeout"},
+	{solver.ErrCanceled, http.StatusGatewayTimeout, "the solve took longer than the server's timeout and was stopped; policy \"optimal\" is exhaustive: choose flex for large problems"},
 	{store.ErrUnavailable, http.StatusServiceUnavailable, "history is unavailable for now (the database is away and the local spool cannot take more); retry shortly"},
 }
 

@@ -522,6 +522,9 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
+	// A solve past the request's deadline stops (the exhaustive
+	// "optimal" checks it) instead of working on for nobody.
+	p.Options.Cancel = r.Context().Done()
 	resp, err := solveWith(s.cfg.Policies, p, opts)
 	if err != nil {
 		s.problem(w, r, err)

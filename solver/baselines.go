@@ -59,12 +59,22 @@ func (Optimal) Solve(p Problem) (Result, error) {
 	ev := newEvaluator(in)
 	best := append([]int(nil), identity(len(in.jobs))...)
 	bestScore := ev.score(best)
-	permute(len(in.jobs), func(order []int) {
+	canceled := false
+	permute(len(in.jobs), func(order []int) bool {
 		if s := ev.score(order); s.value < bestScore.value {
 			bestScore = s
 			copy(best, order)
 		}
+		// 10! orders take seconds: a caller that stopped waiting stops it.
+		if ev.evaluations%cancelCheckEvery == 0 && isClosed(p.Options.Cancel) {
+			canceled = true
+			return false
+		}
+		return true
 	})
+	if canceled {
+		return Result{}, fmt.Errorf("optimal after %d of %d orders: %w", ev.evaluations, factorial(len(in.jobs)), ErrCanceled)
+	}
 	plan := mps.Pack(in.mpsInput(), best)
 	res := in.result("optimal", "exhaustive", plan, best, true)
 	res.Stats.Evaluations = ev.evaluations + 1
@@ -109,13 +119,14 @@ func Exhaustive(p Problem, metrics []penalty.Metric) ([]float64, error) {
 	for x := range best {
 		best[x] = math.Inf(1)
 	}
-	eval := func(order []int) {
+	eval := func(order []int) bool {
 		packer.BoundCompletions(order, comp)
 		for x, mi := range ins {
 			if v := mi.cost(comp); v < best[x] {
 				best[x] = v
 			}
 		}
+		return true
 	}
 	eval(identity(len(in.jobs)))
 	permute(len(in.jobs), eval)
@@ -132,7 +143,7 @@ func identity(n int) []int {
 
 // permute calls fn with every permutation of 0..n-1 but the identity, by
 // Heap's algorithm (iterative), reusing one slice.
-func permute(n int, fn func([]int)) {
+func permute(n int, fn func([]int) bool) {
 	a := identity(n)
 	c := make([]int, n)
 	for i := 1; i < n; {
@@ -142,7 +153,9 @@ func permute(n int, fn func([]int)) {
 			} else {
 				a[c[i]], a[i] = a[i], a[c[i]]
 			}
-			fn(a)
+			if !fn(a) {
+				return
+			}
 			c[i]++
 			i = 1
 		} else {
@@ -150,6 +163,28 @@ func permute(n int, fn func([]int)) {
 			i++
 		}
 	}
+}
+
+// cancelCheckEvery is how many orders the exhaustive search scores between
+// looks at Options.Cancel (a few milliseconds' worth).
+const cancelCheckEvery = 4096
+
+// isClosed reports whether c is closed (a nil channel never is).
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+func factorial(n int) int {
+	f := 1
+	for k := 2; k <= n; k++ {
+		f *= k
+	}
+	return f
 }
 
 // withMetric is p with metric m for every job: the problem's metric set and

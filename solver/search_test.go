@@ -1,6 +1,7 @@
 package solver_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -85,5 +86,27 @@ func TestEffort(t *testing.T) {
 		if _, err := solver.EffortOption(&bad); err == nil {
 			t.Errorf("EffortOption(%d) accepted", bad)
 		}
+	}
+}
+
+// TestOptimalCancel: a closed Options.Cancel stops the exhaustive search
+// with ErrCanceled; an open one changes nothing.
+func TestOptimalCancel(t *testing.T) {
+	p := sim.GenerateInstance(sim.Workload{Jobs: 9, Slots: 90, Small: 0.8, Slack: 0.75}, 1, 0)
+	closed := make(chan struct{})
+	close(closed)
+	q := p
+	q.Options.Cancel = closed
+	if _, err := (solver.Optimal{}).Solve(q); !errors.Is(err, solver.ErrCanceled) {
+		t.Errorf("closed cancel: %v, want ErrCanceled", err)
+	}
+	q.Options.Cancel = make(chan struct{})
+	got, err := solver.Optimal{}.Solve(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := solver.Optimal{}.Solve(p)
+	if err != nil || got.Value != want.Value {
+		t.Errorf("open cancel: %v, %v; without: %v", got.Value, err, want.Value)
 	}
 }

@@ -17,6 +17,7 @@
 package solver
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/flexd/flexd/penalty"
@@ -80,6 +81,12 @@ type Options struct {
 	// means a default that scales down with J (see flex.go), negative
 	// disables local search.
 	SearchEvaluations int
+	// Cancel, when closed, stops a long solve (the exhaustive "optimal")
+	// with ErrCanceled: a server closes it when the request's deadline
+	// passes, so a timed-out solve stops working. Closing a channel is not
+	// a clock, so the solve stays a function of its input when it is not
+	// closed.
+	Cancel <-chan struct{}
 	// Effort scales FLEX's search: 0 means DefaultEffort; n >= 1
 	// multiplies the default budget by n; FastestEffort skips the local
 	// search (the best candidate order is the answer). It has no effect
@@ -224,3 +231,6 @@ func EffortOption(effort *int) (int, error) {
 	}
 	return *effort, nil
 }
+
+// ErrCanceled is returned by a solve stopped through Options.Cancel.
+var ErrCanceled = errors.New("solve canceled")
