@@ -8,6 +8,9 @@
 #   scripts/pg-start.sh DIR [DBNAME]   start in DIR (created if absent), create
 #                                      DBNAME (default flexd), print its URL
 #   scripts/pg-start.sh --stop DIR     stop the server started in DIR
+#   scripts/pg-start.sh --pause DIR    stop it as an outage would (fast
+#                                      shutdown: every connection cut)
+#   scripts/pg-start.sh --resume DIR   start a paused server again, as it was
 #
 # Sourced, it defines pg_start DIR DBNAME (sets pg_bin, as_pg, pgdata, port,
 # pg_started=true and PG_URL) and pg_stop, and leaves traps to the caller.
@@ -87,9 +90,18 @@ pg_start() {
 	# Durability is pointless for a throwaway database; speed is not.
 	# (So no figure about durability may come from this server: a stopped
 	# one can lose what it acknowledged. flexd's spool fsyncs on its own.)
-	pg_opts="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-	pg_log_file="$dir/postgres.log"
-	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$pg_log_file" -s -w -t 60 -o "$pg_opts" ||
+	# The settings go into the cluster's own configuration, so a paused
+	# server starts again as it was (--resume, pg_outage).
+	"${as_pg[@]}" tee -a "$pgdata/postgresql.conf" >/dev/null <<-CONF
+		port = $port
+		unix_socket_directories = '$dir'
+		listen_addresses = '127.0.0.1'
+		max_connections = 300
+		fsync = off
+		synchronous_commit = off
+		full_page_writes = off
+	CONF
+	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$dir/postgres.log" -s -w -t 60 ||
 		{ cat "$dir/postgres.log" >&2; pg_log "PostgreSQL did not start"; return 1; }
 	pg_started=true
 
@@ -106,12 +118,19 @@ pg_start() {
 	PG_URL="postgres://postgres@127.0.0.1:$port/$db?sslmode=disable"
 }
 
-# pg_outage SECONDS stops the server pg_start started (fast shutdown:
-# every connection cut) and starts it again SECONDS later, as it was.
+# pg_pause stops the server in $pgdata as an outage would (fast shutdown:
+# every connection cut); pg_resume starts it again as it was.
+pg_pause() { "${as_pg[@]}" "$pg_bin/pg_ctl" stop -D "$pgdata" -m fast -s >/dev/null 2>&1; }
+pg_resume() {
+	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$(dirname "$pgdata")/postgres.log" -s -w -t 60 >/dev/null 2>&1
+}
+
+# pg_outage SECONDS pauses the server pg_start started and resumes it
+# SECONDS later.
 pg_outage() {
-	"${as_pg[@]}" "$pg_bin/pg_ctl" stop -D "$pgdata" -m fast -s >/dev/null 2>&1 || return 1
+	pg_pause || return 1
 	sleep "$1"
-	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$pg_log_file" -s -w -t 60 -o "$pg_opts" >/dev/null 2>&1
+	pg_resume
 }
 
 # pg_stop stops the server pg_start started (immediately: nothing in it is
@@ -125,7 +144,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -euo pipefail
 	case "${1:-}" in
 	"" | -h | --help)
-		sed -n '2,15p' "$0" >&2
+		sed -n '2,18p' "$0" >&2
 		exit 2
 		;;
 	--stop)
@@ -133,6 +152,16 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 		pg_setup
 		pgdata="$2/data"
 		pg_stop || { pg_log "could not stop PostgreSQL in $2"; exit 1; }
+		;;
+	--pause | --resume)
+		[ -n "${2:-}" ] || { pg_log "$1 needs the directory"; exit 2; }
+		pg_setup
+		pgdata="$(cd "$2" && pwd)/data"
+		if [ "$1" = --pause ]; then
+			pg_pause || { pg_log "could not stop PostgreSQL in $2"; exit 1; }
+		else
+			pg_resume || { pg_log "could not start PostgreSQL in $2 again"; exit 1; }
+		fi
 		;;
 	*)
 		mkdir -p "$1"

@@ -15,6 +15,7 @@ import (
 	"github.com/flexd/flexd/store/memory"
 	"github.com/flexd/flexd/store/pgtest"
 	"github.com/flexd/flexd/store/postgres"
+	"github.com/flexd/flexd/store/resilient"
 	"github.com/flexd/flexd/tests/shim"
 )
 
@@ -31,14 +32,28 @@ import (
 //
 //	bash scripts/test.sh -run '^$' -bench EpochPost -cpuprofile /tmp/cpu.out ./tests/
 //
-// The memory-store variant separates the store's share from the rest.
+// The memory-store variant separates the store's share from the rest;
+// postgres+spool is serve's default (the spool in front of PostgreSQL), to
+// set beside postgres: what the spool costs while the database is healthy.
 func BenchmarkEpochPost(b *testing.B) {
 	for _, jobs := range []int{50, 200} {
-		for _, backend := range []string{"memory", "postgres"} {
+		for _, backend := range []string{"memory", "postgres", "postgres+spool"} {
 			b.Run(fmt.Sprintf("jobs=%d/store=%s", jobs, backend), func(b *testing.B) {
-				if backend == "postgres" {
+				switch backend {
+				case "postgres":
 					benchEpochs(b, postgres.New(pgtest.NewPool(b)), jobs, false)
-				} else {
+				case "postgres+spool":
+					// What serve runs by default: the spool in front of a
+					// healthy database, where it should cost nothing.
+					rs, err := resilient.New(postgres.New(pgtest.NewPool(b)), resilient.Config{
+						Dir: b.TempDir(), MaxBytes: 1 << 30, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer rs.Close()
+					benchEpochs(b, rs, jobs, false)
+				default:
 					benchEpochs(b, memory.New(memory.Config{}), jobs, true)
 				}
 			})

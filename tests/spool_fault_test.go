@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/pgtest"
 	"github.com/flexd/flexd/store/postgres"
@@ -26,76 +28,52 @@ import (
 	_ "github.com/flexd/flexd/store/spool"
 )
 
-// cutProxy forwards TCP connections to a PostgreSQL server and can be cut
-// (every connection closed, new ones refused) and restored on the same
-// address: a database that blinks, without stopping the server other tests
-// share.
-type cutProxy struct {
-	t      *testing.T
-	addr   string
-	target string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  map[net.Conn]bool
+// privatePG is a PostgreSQL server of the test's own, started with
+// scripts/pg-start.sh, that the test can stop and start again with pg_ctl
+// as an outage would, without stopping the server other tests share.
+type privatePG struct {
+	t   *testing.T
+	dir string
+	url string
 }
 
-func newCutProxy(t *testing.T, target string) *cutProxy {
+// startPrivatePG starts the server in a directory under the system's
+// temporary directory (not t.TempDir: run as root, the server runs as the
+// postgres user, which must be able to reach it). The test runs only where
+// the PostgreSQL tests do (pgtest.URL skips it elsewhere, fails it in CI).
+func startPrivatePG(t *testing.T) *privatePG {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	pgtest.URL(t)
+	dir, err := os.MkdirTemp("", "flexd-fault-pg-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &cutProxy{t: t, addr: ln.Addr().String(), target: target, conns: map[net.Conn]bool{}}
-	p.serve(ln)
-	t.Cleanup(p.cut)
+	p := &privatePG{t: t, dir: dir}
+	t.Cleanup(func() {
+		p.script("--stop")
+		os.RemoveAll(dir)
+	})
+	out, err := exec.Command("bash", "../scripts/pg-start.sh", dir, "flexd").Output()
+	if err != nil {
+		t.Fatalf("starting a private PostgreSQL: %v\n%s", err, exitStderr(err))
+	}
+	p.url = strings.TrimSpace(string(out))
 	return p
 }
 
-func (p *cutProxy) serve(ln net.Listener) {
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns[c], p.conns[up] = true, true
-			p.mu.Unlock()
-			go func() { io.Copy(up, c); up.Close() }()
-			go func() { io.Copy(c, up); c.Close() }()
-		}
-	}()
+// script runs scripts/pg-start.sh with a command (--pause, --resume,
+// --stop) on the server's directory.
+func (p *privatePG) script(command string) {
+	if out, err := exec.Command("bash", "../scripts/pg-start.sh", command, p.dir).CombinedOutput(); err != nil {
+		p.t.Errorf("pg-start.sh %s: %v\n%s", command, err, out)
+	}
 }
 
-// cut closes the listener and every forwarded connection.
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
+func exitStderr(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
 	}
-	for c := range p.conns {
-		c.Close()
-	}
-	clear(p.conns)
-}
-
-// restore listens on the same address again.
-func (p *cutProxy) restore() {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatalf("restoring the proxy on %s: %v", p.addr, err)
-	}
-	p.serve(ln)
+	return ""
 }
 
 // flexdProc is flexd serve as a child process.
@@ -216,8 +194,8 @@ func readyStatus(t *testing.T, base string) string {
 }
 
 // TestSpoolThroughOutage is issue 12's fault test on a real PostgreSQL:
-// two clusters post 10 epochs a second each; the database is cut (every
-// connection closed, new ones refused) for 10 seconds; flexd keeps
+// two clusters post 10 epochs a second each; the database is stopped
+// (pg_ctl stop -m fast: every connection cut) for 10 seconds; flexd keeps
 // answering 200, spooling; it is killed with SIGKILL 5 seconds into the
 // outage and restarted while the database is still away, and goes on
 // answering from the spool (the retry of a spooled epoch is an idempotent
@@ -225,20 +203,18 @@ func readyStatus(t *testing.T, base string) string {
 // 200 is stored exactly once with the decision that was answered, and the
 // decisions are those a cluster gets without an outage.
 func TestSpoolThroughOutage(t *testing.T) {
-	pool := pgtest.NewPool(t)
+	pg := startPrivatePG(t)
 	ctx := context.Background()
-	var schema string
-	if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
-		t.Fatal(err)
-	}
-	u, err := url.Parse(pgtest.URL(t))
+	pool, err := pgxpool.New(ctx, pg.url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newCutProxy(t, u.Host)
-	u.Host = proxy.addr
+	defer pool.Close()
+	u, err := url.Parse(pg.url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := u.Query()
-	q.Set("search_path", schema)
 	q.Set("connect_timeout", "2")
 	u.RawQuery = q.Encode()
 
@@ -275,7 +251,7 @@ func TestSpoolThroughOutage(t *testing.T) {
 		t.Fatalf("readyz %q before the outage", s)
 	}
 
-	proxy.cut()
+	pg.script("--pause")
 	outage := time.Now()
 	post(fl.base, 11, 60)
 	if s := readyStatus(t, fl.base); s != "degraded" {
@@ -297,7 +273,7 @@ func TestSpoolThroughOutage(t *testing.T) {
 	}
 	post(fl.base, 61, 110)
 
-	proxy.restore()
+	pg.script("--resume")
 	restored := time.Now()
 	waitFor(t, 60*time.Second, "the spool to drain", func() bool { return readyStatus(t, fl.base) == "ready" })
 	drainedIn := time.Since(restored)
@@ -322,10 +298,10 @@ func TestSpoolThroughOutage(t *testing.T) {
 		}
 	}
 
-	pg := postgres.New(pool)
+	stored := postgres.New(pool)
 	for _, c := range clusters {
 		var epochs []int
-		err := pg.StreamEpochs(ctx, c, nil, nil, func(r store.Record) error {
+		err := stored.StreamEpochs(ctx, c, nil, nil, func(r store.Record) error {
 			epochs = append(epochs, int(r.Epoch))
 			if want := answers[c][int(r.Epoch)].decisionID; r.DecisionID != want {
 				t.Errorf("%s epoch %d stored with decision %s, answered %s", c, r.Epoch, r.DecisionID, want)
