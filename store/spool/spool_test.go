@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +40,16 @@ func open(t *testing.T, dir string, max int64) (*spool.Spool, spool.Recovery) {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s, rec
+}
+
+// lastSegment is the path of the spool's newest segment file.
+func lastSegment(tb testing.TB, dir string) string {
+	tb.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, spool.SegmentPattern))
+	if err != nil || len(names) == 0 {
+		tb.Fatalf("no segment in %s (%v)", dir, err)
+	}
+	return names[len(names)-1]
 }
 
 // TestReopen: what Append returned for is read back after a reopen, in
@@ -93,7 +105,7 @@ func TestBadTail(t *testing.T) {
 				}
 			}
 			s.Close()
-			path := filepath.Join(dir, spool.FileName)
+			path := lastSegment(t, dir)
 			b, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -199,7 +211,7 @@ func FuzzOpen(f *testing.F) {
 		}
 	}
 	s.Close()
-	good, err := os.ReadFile(filepath.Join(dir, spool.FileName))
+	good, err := os.ReadFile(lastSegment(f, dir))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -209,7 +221,7 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte{255, 255, 255, 255, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, spool.FileName), data, 0o600); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "spool-0000000001.log"), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 		s, rec, err := spool.Open(dir, 1<<30)
@@ -274,5 +286,96 @@ func TestDropWhileAppending(t *testing.T) {
 		if want := int64(dropped + i + 1); e.Record.Epoch != want {
 			t.Fatalf("entry %d is epoch %d, want %d", i, e.Record.Epoch, want)
 		}
+	}
+}
+
+// segments lists the spool's segment files by base name.
+func segments(t *testing.T, dir string) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, spool.SegmentPattern))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		names[i] = filepath.Base(n)
+	}
+	return names
+}
+
+// TestSegments: past a segment's size appends go to a new file; a drain
+// deletes the segments it stored whole, rewriting nothing, and what it
+// stored of the next one stays dropped across a reopen; the bound counts
+// only records not drained.
+func TestSegments(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir, 1<<30)
+	big := func(epoch int64) spool.Entry {
+		e := entry("c1", epoch)
+		e.Record.Request = json.RawMessage(fmt.Sprintf(`{"epoch":%d,"pad":"%s"}`, epoch, strings.Repeat("x", 1<<20)))
+		return e
+	}
+	for e := int64(1); e <= 20; e++ {
+		if err := s.Append(big(e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := segments(t, dir); len(got) != 2 {
+		t.Fatalf("20 records of 1 MiB in segments %v, want 2 (a new one past 16 MiB)", got)
+	}
+	first := segments(t, dir)[0]
+	before := s.Bytes()
+	if err := s.Drop(18); err != nil {
+		t.Fatal(err)
+	}
+	got := segments(t, dir)
+	if slices.Contains(got, first) {
+		t.Errorf("segments %v after draining the first whole: %s is still there", got, first)
+	}
+	if s.Len() != 2 || s.Bytes() >= before/5 {
+		t.Errorf("after dropping 18 of 20: %d entries, %d of %d bytes counted", s.Len(), s.Bytes(), before)
+	}
+	if err := s.Append(big(21)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s2, rec := open(t, dir, 1<<30)
+	var epochs []int64
+	for _, e := range s2.Entries() {
+		epochs = append(epochs, e.Record.Epoch)
+	}
+	if diff := cmp.Diff([]int64{19, 20, 21}, epochs); diff != "" || rec.DroppedBytes != 0 {
+		t.Errorf("after reopen (-want +got):\n%s (recovery %+v)", diff, rec)
+	}
+	if err := s2.Drop(3); err != nil {
+		t.Fatal(err)
+	}
+	if got := segments(t, dir); len(got) != 1 {
+		t.Errorf("segments %v once everything is drained, want only the empty one appends go to", got)
+	}
+	if info, err := os.Stat(lastSegment(t, dir)); err != nil || info.Size() != 0 {
+		t.Errorf("the segment left after a full drain: %v, %v", info, err)
+	}
+}
+
+// TestLegacyFile: a spool written as one spool.log file (before segments)
+// is read back and drained like any other.
+func TestLegacyFile(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir, 1<<20)
+	for e := int64(1); e <= 3; e++ {
+		if err := s.Append(entry("c1", e)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	if err := os.Rename(lastSegment(t, dir), filepath.Join(dir, "spool.log")); err != nil {
+		t.Fatal(err)
+	}
+	s2, rec := open(t, dir, 1<<20)
+	if rec.Entries != 3 || s2.Len() != 3 {
+		t.Fatalf("legacy file: recovery %+v, %d entries", rec, s2.Len())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "spool.log")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("spool.log still there after adoption: %v", err)
 	}
 }
