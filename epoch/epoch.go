@@ -88,6 +88,20 @@ type Request struct {
 	// Jobs are the cluster's live jobs, in the caller's order, which the
 	// decision's allocations keep.
 	Jobs []Job
+	// Speculation chooses the straggler detector whose advice the decision
+	// carries (nil: none). Advice never changes an allocation.
+	Speculation *Speculation
+	// Explain asks for the detector's per-attempt detail.
+	Explain bool
+	// Nodes, Tasks, CompletedTasks and FinishedJobs are the task-level
+	// state the detectors read (estimate-and-advice.md section 2): the
+	// worker nodes, the running and waiting attempts, the attempts that
+	// succeeded since the previous epoch and the jobs that completed
+	// since then.
+	Nodes          []Node
+	Tasks          []TaskAttempt
+	CompletedTasks []CompletedTask
+	FinishedJobs   []string
 }
 
 // PhasePolicy names a policy per phase; an empty name means the request's

@@ -20,6 +20,21 @@ type Limits struct {
 	MaxJobs int
 	// MaxSlots is the most slots per phase (default solver.MaxSlots).
 	MaxSlots int
+	// MaxNodes and MaxTasks bound the task-level state: the nodes, and the
+	// running plus completed attempts (defaults DefaultMaxNodes and
+	// DefaultMaxTasks).
+	MaxNodes, MaxTasks int
+}
+
+func (l Limits) taskLimits() (nodes, tasks int) {
+	nodes, tasks = DefaultMaxNodes, DefaultMaxTasks
+	if l.MaxNodes > 0 {
+		nodes = min(nodes, l.MaxNodes)
+	}
+	if l.MaxTasks > 0 {
+		tasks = min(tasks, l.MaxTasks)
+	}
+	return nodes, tasks
 }
 
 func (l Limits) effective() (jobs, slots int) {
@@ -66,6 +81,8 @@ func Validate(req Request, limits Limits) []solver.FieldError {
 		}
 	}
 	v.validateEstimate(req.Estimate)
+	maxNodes, maxTasks := limits.taskLimits()
+	v.validateTaskState(req, maxNodes, maxTasks)
 	// The phase problems are checked as they will be solved: with the
 	// estimated work (an estimated phase must have a max, as any phase
 	// with work). Statistics that are not finite give no estimate, and
