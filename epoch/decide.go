@@ -168,6 +168,13 @@ func (d Decider) DecideChecked(c Checked, prev ClusterState) (Decision, ClusterS
 		carried := *prev.OMO
 		next.OMO = &carried
 	}
+	// Advice comes last and reads the allocations; it changes none. What
+	// the detectors learnt is carried through epochs without a detector,
+	// as OMO's averages are.
+	next.Estimate = prev.Estimate
+	if c.req.speculating() {
+		dec.Speculation, next.Estimate = advise(c.req, dec, prev.Estimate)
+	}
 	return dec, next, nil
 }
 

@@ -18,6 +18,7 @@
 package epoch
 
 import (
+	"github.com/flexd/flexd/estimate"
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/ratio"
 	"github.com/flexd/flexd/solver"
@@ -264,6 +265,9 @@ type Decision struct {
 	// golden tests compare: a request without an estimate object decides
 	// exactly as before it existed).
 	Estimates []JobEstimate `json:",omitempty"`
+	// Speculation is the straggler detector's advice; nil without a
+	// detector (and then absent from the JSON form, as Estimates).
+	Speculation *estimate.Advice `json:",omitempty"`
 }
 
 // Budgets are the ratio stage's output.
@@ -342,6 +346,10 @@ type ClusterState struct {
 	// with OMO off carry it unchanged, so switching OMO back on resumes
 	// from what it had learnt.
 	OMO *OMOState `json:"omo,omitempty"`
+	// Estimate holds what the straggler detectors learnt (ESAMR's weight
+	// history, ESPLASH's statistics and samples); nil until a detector
+	// first runs, carried unchanged through epochs without one.
+	Estimate *estimate.State `json:"estimate,omitempty"`
 }
 
 // OMOState holds OMO's exponential moving averages (dissertation Eq. 4.1):

@@ -562,6 +562,7 @@ func (w *jsonWriter) epochRequest(v *EpochRequest) {
 		}
 		w.raw("]")
 	}
+	w.taskStateJSON(v)
 	w.raw("}")
 }
 
@@ -793,6 +794,15 @@ func (w *jsonWriter) epochResponse(v *EpochResponse) {
 			w.raw("}")
 		}
 		w.raw("]")
+	}
+	if v.Speculation != nil {
+		// The advice is not on a plain epoch's path: encoding/json.
+		b, err := json.Marshal(v.Speculation)
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		w.raw(`,"speculation":`)
+		w.b = append(w.b, b...)
 	}
 	w.raw("}")
 }

@@ -95,9 +95,13 @@ func TestEpochRequestJSON(t *testing.T) {
 	}))
 	t.Run("plain", rapid.MakeCheck(func(t *rapid.T) {
 		v := rapid.MakeCustom[httpapi.EpochRequest](plainConfig).Draw(t, "request")
+		// The task-level extension (speculation advice) is left to
+		// encoding/json by design: a body with it is not plain.
+		ext := v.Speculation != nil || v.Explain || len(v.Nodes) > 0 || len(v.Tasks) > 0 ||
+			len(v.CompletedTasks) > 0 || len(v.FinishedJobs) > 0
 		body := checkEncoding(t, &v)
-		if !checkDecoding(t, body) {
-			t.Fatalf("fast decoder refused a plain body: %s", body)
+		if accepted := checkDecoding(t, body); accepted == ext {
+			t.Fatalf("fast decoder accepted %v a body with the extension %v: %s", accepted, ext, body)
 		}
 	}))
 }

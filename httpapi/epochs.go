@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/flexd/flexd/epoch"
+	"github.com/flexd/flexd/estimate"
 	"github.com/flexd/flexd/solver"
 	"github.com/flexd/flexd/store"
 )
@@ -55,6 +56,20 @@ type EpochRequest struct {
 	// estimated from task statistics (FLEX 4.2; algorithms.md section 8).
 	Estimate *EstimateConfig `json:"estimate,omitempty"`
 	Jobs     []EpochJob      `json:"jobs" validate:"required"`
+	// Speculation chooses the straggler detector whose advice the answer
+	// carries (default none); it never changes an allocation.
+	Speculation *SpeculationConfig `json:"speculation,omitempty"`
+	// Explain asks for the detector's per-attempt detail
+	// (speculation.tasks); so does the query parameter explain.
+	Explain bool `json:"explain,omitempty" example:"false"`
+	// Nodes are the worker nodes (needed by esplash).
+	Nodes []NodeState `json:"nodes,omitempty"`
+	// Tasks are the running attempts and the waiting speculative ones.
+	Tasks []TaskAttemptState `json:"tasks,omitempty"`
+	// CompletedTasks are the attempts that succeeded since the previous epoch.
+	CompletedTasks []CompletedTaskState `json:"completed_tasks,omitempty"`
+	// FinishedJobs are the jobs that completed since the previous epoch.
+	FinishedJobs []string `json:"finished_jobs,omitempty" example:"job_0"`
 }
 
 // EstimateConfig is how an epoch's remaining work is obtained.
@@ -185,6 +200,11 @@ type EpochResponse struct {
 	// Estimates lists, with estimate.work extrapolate, every job whose
 	// work was estimated, in request order.
 	Estimates []EpochEstimate `json:"estimates,omitempty"`
+	// Speculation is the straggler detector's advice, present when
+	// speculation.detector is not none: backups to launch (ranked),
+	// deferred candidates, waiting backups to cancel, nodes to keep
+	// backups off.
+	Speculation *estimate.Advice `json:"speculation,omitempty"`
 }
 
 // EpochEstimate is one job's estimated phases.
@@ -299,6 +319,7 @@ func clusterParam(r *http.Request) (string, error) {
 //	@Produce		json
 //	@Param			cluster	path		string			true	"cluster name"
 //	@Param			plan	query		string			false	"plan encoding of the answer (default delta)"	Enums(delta, dense, none)
+//	@Param			explain	query		bool			false	"the speculation advice's per-attempt detail (as the body's explain)"
 //	@Param			request	body		EpochRequest	true	"the cluster's state"
 //	@Success		200		{object}	EpochResponse
 //	@Header			200		{string}	Idempotent-Replay	"true when this is a stored decision returned again"
@@ -329,7 +350,12 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, err)
 		return
 	}
-	checked, wire, err := decodeEpochRequest(body, cluster, s.cfg.Limits)
+	explain, err := explainParam(r)
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	checked, wire, err := decodeEpochRequest(body, cluster, explain, s.cfg.Limits)
 	if err != nil {
 		s.problem(w, r, err)
 		return
@@ -436,6 +462,24 @@ func planParam(r *http.Request) (string, error) {
 	}
 }
 
+// explainParam reads ?explain: a boolean (present without a value means
+// true), asking for the speculation advice's per-attempt detail.
+func explainParam(r *http.Request) (bool, error) {
+	q := r.URL.Query()
+	if !q.Has("explain") {
+		return false, nil
+	}
+	switch v := q.Get("explain"); v {
+	case "", "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	default:
+		return false, &apiError{status: http.StatusBadRequest, detail: "bad query parameters",
+			fields: []FieldProblem{{Field: "explain", Message: fmt.Sprintf("must be true or false, got %q", v)}}}
+	}
+}
+
 // canonicalRequest is the form of an epoch body that is stored and hashed:
 // the decoded request encoded again (compact, members in the wire type's
 // order, numbers in Go's shortest form), without "cluster" (the path names
@@ -459,7 +503,10 @@ func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
 // request comes back as epoch.Checked, so deciding it (once, or again on a
 // state conflict) does not validate it again. It returns the wire form
 // too, for canonicalRequest.
-func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch.Checked, *EpochRequest, error) {
+//
+// explain (the query parameter) is the body's explain member set: part of
+// the request as stored and hashed, so a retry must ask alike.
+func decodeEpochRequest(body []byte, cluster string, explain bool, limits epoch.Limits) (epoch.Checked, *EpochRequest, error) {
 	var wire EpochRequest
 	ok, hasEpoch := decodeEpochFastEpoch(body, &wire)
 	if !ok {
@@ -477,6 +524,9 @@ func decodeEpochRequest(body []byte, cluster string, limits epoch.Limits) (epoch
 			return epoch.Checked{}, nil, fmt.Errorf("decoding the epoch number of a body that decoded: %w", err)
 		}
 		hasEpoch = probe.Epoch != nil
+	}
+	if explain {
+		wire.Explain = true
 	}
 	var fields []solver.FieldError
 	if !hasEpoch {

@@ -71,6 +71,9 @@ func (w *EpochRequest) Domain() epoch.Request {
 		}
 		req.Jobs[i] = dj
 	}
+	if w.hasTaskState() {
+		w.taskStateDomain(&req)
+	}
 	return req
 }
 
@@ -144,6 +147,7 @@ func NewEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *Epo
 	for _, e := range dec.Estimates {
 		resp.Estimates = append(resp.Estimates, EpochEstimate{ID: e.ID, Map: phaseEstimate(e.Map), Reduce: phaseEstimate(e.Reduce)})
 	}
+	resp.Speculation = dec.Speculation
 	for i, a := range dec.Allocations {
 		resp.Allocations[i] = EpochAllocation{
 			ID: a.ID, Map: a.Map, Reduce: a.Reduce,
