@@ -32,7 +32,7 @@ func adviceInput(req Request, dec Decision) estimate.AdviceInput {
 		if p == nil {
 			return nil
 		}
-		return &estimate.PhaseCounts{Tasks: p.Tasks, Pending: p.Pending, Running: p.Running, Allocated: allocated}
+		return &estimate.PhaseCounts{Tasks: p.Tasks, Pending: p.Pending, Running: p.Running, Allocated: allocated, AvgTaskTime: p.AvgTaskTime}
 	}
 	for i, j := range req.Jobs {
 		a := dec.Allocations[i]

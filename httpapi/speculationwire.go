@@ -44,6 +44,9 @@ type ESAMRParams struct {
 	MaxIters *int     `json:"max_iters,omitempty" example:"100" minimum:"1" maximum:"1000"`
 	// History is the number of weight records kept per node and phase.
 	History *int `json:"history,omitempty" example:"50" minimum:"1" maximum:"1000"`
+	// Basis is what a slow attempt is compared on: execution_time (default:
+	// elapsed + TimeToEnd) or time_to_end (Algorithm 4 as printed).
+	Basis string `json:"basis,omitempty" example:"execution_time" enums:"execution_time,time_to_end"`
 }
 
 // ESPLASHParams are ESPLASH's parameters.
@@ -53,8 +56,8 @@ type ESPLASHParams struct {
 	Tau        *float64 `json:"tau,omitempty" example:"3"`
 	SigmaFloor *float64 `json:"sigma_floor,omitempty" example:"0.1"`
 	PRCap      *float64 `json:"pr_cap,omitempty" example:"10"`
-	// Progress is hadoop (default) or esamr: which progress feeds the
-	// estimated execution time.
+	// Progress is which progress feeds the estimated execution time:
+	// hadoop (the default; esamr, D-S11, is not supported yet).
 	Progress string `json:"progress,omitempty" example:"hadoop" enums:"hadoop,esamr"`
 }
 
@@ -128,7 +131,7 @@ func (w *EpochRequest) taskStateDomain(req *epoch.Request) {
 			ds.Cap = epoch.SpeculationCap{MinTasks: c.MinTasks, TotalFraction: c.TotalFraction, RunningFraction: c.RunningFraction}
 		}
 		if e := s.ESAMR; e != nil {
-			ds.ESAMR = epoch.ESAMRParams{PFM: e.PFM, PFR: e.PFR, STT: e.STT, K: e.K, MaxIters: e.MaxIters, History: e.History}
+			ds.ESAMR = epoch.ESAMRParams{PFM: e.PFM, PFR: e.PFR, STT: e.STT, K: e.K, MaxIters: e.MaxIters, History: e.History, Basis: e.Basis}
 		}
 		if e := s.ESPLASH; e != nil {
 			ds.ESPLASH = epoch.ESPLASHParams{Levels: e.Levels, Tau: e.Tau, SigmaFloor: e.SigmaFloor, PRCap: e.PRCap, Progress: e.Progress}

@@ -1,0 +1,162 @@
+package tasksim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/flexd/flexd/estimate"
+)
+
+// ESAMRRow is one detector's figures on one measured job of the ESAMR
+// scenario (section 3.5).
+type ESAMRRow struct {
+	Detector string `json:"detector"`
+	Job      string `json:"job"`
+	// MapHalf and ReduceHalf are the mean TimeToEnd errors, seconds, at
+	// the first epoch past half of each attempt's duration; MapLife and
+	// ReduceLife over each attempt's life; N the attempts measured.
+	MapHalf    float64 `json:"map_tte_error_half"`
+	ReduceHalf float64 `json:"reduce_tte_error_half"`
+	MapLife    float64 `json:"map_tte_error_life"`
+	ReduceLife float64 `json:"reduce_tte_error_life"`
+	MapN       int     `json:"map_measured"`
+	ReduceN    int     `json:"reduce_measured"`
+	// Flagged are the tasks advised a backup ("map/7", 0-based), against
+	// the injected stragglers: precision and recall.
+	Flagged   []string `json:"flagged"`
+	Precision float64  `json:"precision"`
+	Recall    float64  `json:"recall"`
+	// M1, R1 and R3 are the largest stage-weight errors over the nodes.
+	M1 float64 `json:"max_m1_error"`
+	R1 float64 `json:"max_r1_error"`
+	R3 float64 `json:"max_r3_error"`
+	// Response is the job's response time, seconds, in the run where the
+	// shim launched the advised backups.
+	Response float64 `json:"response_with_backups"`
+}
+
+// CompareESAMR runs the ESAMR scenario once per detector: without backups
+// (so every detector watches the same run) for the errors and the flagged
+// tasks, and with backups for the response times.
+func CompareESAMR(seed uint64, detectors []string) ([]ESAMRRow, error) {
+	var rows []ESAMRRow
+	for _, d := range detectors {
+		watch, err := Run(ESAMRConfig(d, false, seed))
+		if err != nil {
+			return nil, fmt.Errorf("%s without backups: %w", d, err)
+		}
+		act, err := Run(ESAMRConfig(d, true, seed))
+		if err != nil {
+			return nil, fmt.Errorf("%s with backups: %w", d, err)
+		}
+		for _, j := range ESAMRConfig(d, false, seed).Jobs {
+			if !j.Measure {
+				continue
+			}
+			tte := watch.TTE[j.ID]
+			row := ESAMRRow{Detector: d, Job: j.ID, MapHalf: tte.MapHalf, ReduceHalf: tte.ReduceHalf,
+				MapLife: tte.MapLife, ReduceLife: tte.ReduceLife, MapN: tte.MapN, ReduceN: tte.ReduceN, Flagged: []string{}}
+			injected := map[string]bool{}
+			for _, s := range j.Straggle {
+				injected[fmt.Sprintf("%s/%d", s.Phase, s.Index)] = true
+			}
+			hits := 0
+			prefix := j.ID + "/"
+			for _, f := range watch.Flagged {
+				if len(f) > len(prefix) && f[:len(prefix)] == prefix {
+					key := f[len(prefix):]
+					row.Flagged = append(row.Flagged, key)
+					if injected[key] {
+						hits++
+					}
+				}
+			}
+			if len(row.Flagged) > 0 {
+				row.Precision = float64(hits) / float64(len(row.Flagged))
+			}
+			row.Recall = float64(hits) / float64(len(injected))
+			for _, we := range watch.Weights[j.ID] {
+				row.M1, row.R1, row.R3 = max(row.M1, we.M1), max(row.R1, we.R1), max(row.R3, we.R3)
+			}
+			for _, o := range act.Jobs {
+				if o.ID == j.ID {
+					row.Response = o.Completion - o.Arrival
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// ESPLASHRow is one detector's figures in one ESPLASH scenario (section
+// 4.5).
+type ESPLASHRow struct {
+	Scenario string  `json:"scenario"`
+	Detector string  `json:"detector"`
+	Makespan float64 `json:"makespan"`
+	// Increased is the makespan less the same detector's without a
+	// straggler.
+	Increased float64 `json:"increased_makespan"`
+	Created   int     `json:"backups_created"`
+	Succeeded int     `json:"backups_succeeded"`
+	Killed    int     `json:"backups_killed"`
+	// Wasted is the run time of killed backups, seconds.
+	Wasted float64 `json:"killed_backup_seconds"`
+	// PlacedSlower counts backups placed on a slowed node or on a node of
+	// a lower level than their original's.
+	PlacedSlower int `json:"backups_on_slower_nodes"`
+	// ByLevel counts backups by the level of their node.
+	ByLevel map[int]int `json:"backups_by_level"`
+}
+
+// CompareESPLASH runs every ESPLASH scenario with every detector.
+func CompareESPLASH(seed uint64, detectors []string) ([]ESPLASHRow, error) {
+	var rows []ESPLASHRow
+	base := map[string]float64{}
+	for _, sc := range ESPLASHScenarios() {
+		for _, d := range detectors {
+			cfg, err := ESPLASHConfig(sc, d, seed)
+			if err != nil {
+				return nil, err
+			}
+			rep, err := Run(cfg)
+			if err != nil {
+				return nil, fmt.Errorf("%s, %s: %w", sc, d, err)
+			}
+			if sc == NoStraggler {
+				base[d] = rep.Makespan
+			}
+			s := rep.Speculation
+			rows = append(rows, ESPLASHRow{Scenario: sc, Detector: d, Makespan: rep.Makespan, Increased: rep.Makespan - base[d],
+				Created: s.Created, Succeeded: s.Succeeded, Killed: s.Killed, Wasted: s.WastedSeconds,
+				PlacedSlower: s.PlacedSlower, ByLevel: s.ByLevel})
+		}
+	}
+	return rows, nil
+}
+
+// DefaultDetectors are each scenario's detectors: the papers' baselines
+// and the paper's own.
+func DefaultDetectors(scenario string) []string {
+	if scenario == ScenarioESAMR {
+		return []string{string(estimate.Late), string(estimate.ESAMR)}
+	}
+	return []string{string(estimate.DetectorNone), string(estimate.YARNDefault), string(estimate.ESPLASH)}
+}
+
+// validDetector reports whether d names a detector.
+func validDetector(d string) bool {
+	return slices.Contains([]string{string(estimate.DetectorNone), string(estimate.Late), string(estimate.YARNDefault),
+		string(estimate.ESAMR), string(estimate.ESPLASH)}, d)
+}
+
+// CheckDetectors refuses unknown detector names.
+func CheckDetectors(ds []string) error {
+	for _, d := range ds {
+		if !validDetector(d) {
+			return fmt.Errorf("unknown detector %q; one of none, late, yarn_default, esamr, esplash", d)
+		}
+	}
+	return nil
+}
