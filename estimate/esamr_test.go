@@ -169,7 +169,7 @@ func TestESAMRWeightsAndSlowTasks(t *testing.T) {
 // lookup's L1 distance over (R1, R2).
 func TestESAMRLookupE2(t *testing.T) {
 	prev := estimate.State{ESAMR: &estimate.ESAMRState{Nodes: map[string]*estimate.ESAMRNode{"n1": {
-		Map: &estimate.ESAMRHistory{Centroids: [][]float64{{0.21, 0.79}, {0.62, 0.38}, {0.73, 0.27}, {0.76, 0.24}}},
+		Map:    &estimate.ESAMRHistory{Centroids: [][]float64{{0.21, 0.79}, {0.62, 0.38}, {0.73, 0.27}, {0.76, 0.24}}},
 		Reduce: &estimate.ESAMRHistory{Centroids: [][]float64{{0.19, 0.00, 0.81}, {0.37, 0.01, 0.62}, {0.30, 0.10, 0.60}}},
 	}}}}
 	in := estimate.AdviceInput{
