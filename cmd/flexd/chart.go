@@ -10,6 +10,7 @@ import (
 	"github.com/flexd/flexd/sim"
 	"github.com/flexd/flexd/sim/chart"
 	"github.com/flexd/flexd/sim/epochlog"
+	"github.com/flexd/flexd/sim/tasksim"
 )
 
 // The --plot helpers of simulate and replay. They live apart from the
@@ -87,6 +88,35 @@ func plotRun(path string, res cluster.Result, jobs []cluster.Job, slots int) err
 	}
 	title := fmt.Sprintf("%s: slots per job (map + reduce) over the run", res.Variant.Label)
 	if err := chart.WriteScheduleChart(path, chart.Schedule{Title: title, Jobs: ids, Plan: *tl, Slots: slots, XLabel: "time from the run's start (s)"}, chart.ScheduleOptions{}); err != nil {
+		return fmt.Errorf("--plot %s: %w", path, err)
+	}
+	return nil
+}
+
+// plotTasks draws a task-level run's attempts per node (sim/tasksim with
+// Timeline) to path.
+func plotTasks(path string, rep tasksim.Report, cfg tasksim.Config, title string) error {
+	tl := chart.Timeline{Title: title}
+	for _, n := range cfg.Nodes {
+		label := n.ID
+		if n.Level > 0 {
+			label = fmt.Sprintf("%s (L%d)", n.ID, n.Level)
+		}
+		tl.Rows = append(tl.Rows, chart.TimelineRow{Label: label, Lanes: n.MapSlots + n.ReduceSlots})
+	}
+	for _, s := range rep.Attempts {
+		kind := chart.OriginalWon
+		switch {
+		case s.Speculative && s.Won:
+			kind = chart.BackupWon
+		case s.Speculative:
+			kind = chart.BackupKilled
+		case !s.Won:
+			kind = chart.OriginalKilled
+		}
+		tl.Spans = append(tl.Spans, chart.TimelineSpan{Row: s.Node, Lane: s.Lane, Start: s.Start, End: s.End, Kind: kind})
+	}
+	if err := chart.WriteTimeline(path, tl); err != nil {
 		return fmt.Errorf("--plot %s: %w", path, err)
 	}
 	return nil

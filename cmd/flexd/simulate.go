@@ -39,7 +39,7 @@ func newSimulateCmd() *cobra.Command {
 			"runs policies and ratio modes side by side on a closed-loop cluster.",
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newSimulateStudyCmd(), newSimulateTraceCmd(), newSimulateRunCmd())
+	cmd.AddCommand(newSimulateStudyCmd(), newSimulateTraceCmd(), newSimulateRunCmd(), newSimulateTasksCmd())
 	return cmd
 }
 

@@ -90,47 +90,71 @@ func CompareESAMR(seed uint64, detectors []string) ([]ESAMRRow, error) {
 }
 
 // ESPLASHRow is one detector's figures in one ESPLASH scenario (section
-// 4.5).
+// 4.5), averaged over the seeds run.
 type ESPLASHRow struct {
 	Scenario string  `json:"scenario"`
 	Detector string  `json:"detector"`
 	Makespan float64 `json:"makespan"`
 	// Increased is the makespan less the same detector's without a
-	// straggler.
+	// straggler (same seed).
 	Increased float64 `json:"increased_makespan"`
-	Created   int     `json:"backups_created"`
-	Succeeded int     `json:"backups_succeeded"`
-	Killed    int     `json:"backups_killed"`
+	// MeanResponse averages the jobs' response times.
+	MeanResponse float64 `json:"mean_response"`
+	Created      float64 `json:"backups_created"`
+	Succeeded    float64 `json:"backups_succeeded"`
+	Killed       float64 `json:"backups_killed"`
 	// Wasted is the run time of killed backups, seconds.
 	Wasted float64 `json:"killed_backup_seconds"`
 	// PlacedSlower counts backups placed on a slowed node or on a node of
 	// a lower level than their original's.
-	PlacedSlower int `json:"backups_on_slower_nodes"`
+	PlacedSlower float64 `json:"backups_on_slower_nodes"`
 	// ByLevel counts backups by the level of their node.
-	ByLevel map[int]int `json:"backups_by_level"`
+	ByLevel map[int]float64 `json:"backups_by_level"`
+	// Seeds is the number of seeds averaged.
+	Seeds int `json:"seeds"`
 }
 
-// CompareESPLASH runs every ESPLASH scenario with every detector.
-func CompareESPLASH(seed uint64, detectors []string) ([]ESPLASHRow, error) {
+// CompareESPLASH runs every ESPLASH scenario with every detector, once
+// per seed, and averages.
+func CompareESPLASH(seeds []uint64, detectors []string) ([]ESPLASHRow, error) {
+	if len(seeds) == 0 {
+		return nil, fmt.Errorf("tasksim: no seeds")
+	}
 	var rows []ESPLASHRow
-	base := map[string]float64{}
+	base := map[string]map[uint64]float64{}
 	for _, sc := range ESPLASHScenarios() {
 		for _, d := range detectors {
-			cfg, err := ESPLASHConfig(sc, d, seed)
-			if err != nil {
-				return nil, err
+			row := ESPLASHRow{Scenario: sc, Detector: d, ByLevel: map[int]float64{}, Seeds: len(seeds)}
+			k := 1 / float64(len(seeds))
+			for _, seed := range seeds {
+				cfg, err := ESPLASHConfig(sc, d, seed)
+				if err != nil {
+					return nil, err
+				}
+				rep, err := Run(cfg)
+				if err != nil {
+					return nil, fmt.Errorf("%s, %s, seed %d: %w", sc, d, seed, err)
+				}
+				if sc == NoStraggler {
+					if base[d] == nil {
+						base[d] = map[uint64]float64{}
+					}
+					base[d][seed] = rep.Makespan
+				}
+				s := rep.Speculation
+				row.Makespan += k * rep.Makespan
+				row.Increased += k * (rep.Makespan - base[d][seed])
+				row.MeanResponse += k * rep.MeanResponse
+				row.Created += k * float64(s.Created)
+				row.Succeeded += k * float64(s.Succeeded)
+				row.Killed += k * float64(s.Killed)
+				row.Wasted += k * s.WastedSeconds
+				row.PlacedSlower += k * float64(s.PlacedSlower)
+				for l, n := range s.ByLevel {
+					row.ByLevel[l] += k * float64(n)
+				}
 			}
-			rep, err := Run(cfg)
-			if err != nil {
-				return nil, fmt.Errorf("%s, %s: %w", sc, d, err)
-			}
-			if sc == NoStraggler {
-				base[d] = rep.Makespan
-			}
-			s := rep.Speculation
-			rows = append(rows, ESPLASHRow{Scenario: sc, Detector: d, Makespan: rep.Makespan, Increased: rep.Makespan - base[d],
-				Created: s.Created, Succeeded: s.Succeeded, Killed: s.Killed, Wasted: s.WastedSeconds,
-				PlacedSlower: s.PlacedSlower, ByLevel: s.ByLevel})
+			rows = append(rows, row)
 		}
 	}
 	return rows, nil

@@ -121,7 +121,7 @@ const (
 // in SlowThenDown slowed until DownFrom, then down for 600 s (its running
 // attempts lost).
 const (
-	SlowFactor = 3.0
+	SlowFactor = 10.0
 	SlowFrom   = 300.0
 	SlowTo     = SlowFrom + 1000
 	DownFrom   = 600.0

@@ -155,6 +155,9 @@ type Config struct {
 	SlowStart float64
 	// Log keeps every request sent, for Report.Requests (flexd replay).
 	Log bool
+	// Timeline keeps every attempt's span, for Report.Attempts (the
+	// per-node picture).
+	Timeline bool
 	// MaxTime bounds the run (default 10^6 s).
 	MaxTime float64
 }
@@ -255,6 +258,20 @@ type Report struct {
 	// Config.Log.
 	Decisions int
 	Requests  []httpapi.EpochRequest
+	// Attempts holds every attempt's span with Config.Timeline, in the
+	// order they ended.
+	Attempts []Span
+}
+
+// Span is one attempt of the run: on node Node (an index into
+// Config.Nodes) in lane Lane (its map slots first, then its reduce slots),
+// from Start to End; Won says it finished its task (the others were
+// killed or lost with their node).
+type Span struct {
+	Node, Lane  int
+	Start, End  float64
+	Speculative bool
+	Won         bool
 }
 
 // task and attempt are the run's state.
@@ -288,8 +305,10 @@ type attempt struct {
 	stage    int
 	inStage  float64
 	stageEnd []float64
-	// slowAtStart and levelAtStart describe the node at placement.
+	// slowAtStart says the node was slowed at placement.
 	slowAtStart bool
+	// lane is the attempt's slot on its node, in its phase.
+	lane int
 	// tte holds the detector's TimeToEnd estimates (epoch time, value)
 	// of a measured attempt.
 	tte []sample
@@ -314,6 +333,8 @@ type jobState struct {
 
 type nodeState struct {
 	spec    *Node
+	idx     int
+	lanes   [2][]bool // busy slots, per phase
 	running [2]int
 	level   int // flexd's level for it (ESPLASH), else its reported one
 }
@@ -358,7 +379,8 @@ func Run(cfg Config) (Report, error) {
 	r.rep.TTE = map[string]TTEError{}
 	r.rep.Weights = map[string][]WeightError{}
 	for i := range cfg.Nodes {
-		n := &nodeState{spec: &cfg.Nodes[i]}
+		n := &nodeState{spec: &cfg.Nodes[i], idx: i,
+			lanes: [2][]bool{make([]bool, cfg.Nodes[i].MapSlots), make([]bool, cfg.Nodes[i].ReduceSlots)}}
 		if n.spec.ReportLevel {
 			n.level = n.spec.Level
 		}
@@ -438,9 +460,22 @@ func (r *runner) outages() {
 	}
 }
 
+// end frees a's slot and, with Config.Timeline, records its span.
+func (r *runner) end(a *attempt, at float64, won bool) {
+	a.node.running[a.task.phase]--
+	a.node.lanes[a.task.phase][a.lane] = false
+	if r.cfg.Timeline {
+		lane := a.lane
+		if a.task.phase == 1 {
+			lane += a.node.spec.MapSlots
+		}
+		r.rep.Attempts = append(r.rep.Attempts, Span{Node: a.node.idx, Lane: lane, Start: a.start, End: at, Speculative: a.spec, Won: won})
+	}
+}
+
 // kill ends a live attempt without success.
 func (r *runner) kill(a *attempt) {
-	a.node.running[a.task.phase]--
+	r.end(a, r.t, false)
 	a.task.attempts = slices.DeleteFunc(a.task.attempts, func(x *attempt) bool { return x == a })
 	r.live = slices.DeleteFunc(r.live, func(x *attempt) bool { return x == a })
 	if len(a.task.attempts) == 0 {
@@ -487,26 +522,18 @@ func (j *jobState) reduceEligible(slowStart float64) bool {
 // fair-share order against flexd's allocations (the most under-allocated
 // first), any job with pending work getting what is left (the fair
 // scheduler is work-conserving). Nodes offer their slots in a rotating
-// order (where the next free container happens to be); with ESPLASH's
-// advice, highest level first, so that a backup lands on the highest
-// eligible level (D-S18).
+// order (where the next free container happens to be); a backup ESPLASH
+// advised goes to the highest eligible level instead (D-S18).
 func (r *runner) assign() {
 	n := len(r.nodes)
 	r.rotate = (r.rotate + 1) % n
-	order := make([]*nodeState, n)
 	for k := range n {
-		order[k] = r.nodes[(k+r.rotate)%n]
-	}
-	if r.cfg.Speculation != nil && r.cfg.Speculation.Detector == string(estimate.ESPLASH) {
-		// The shim ESPLASH advises places by level; the others know none.
-		slices.SortStableFunc(order, func(a, b *nodeState) int { return cmp.Compare(b.level, a.level) })
-	}
-	for _, node := range order {
+		node := r.nodes[(k+r.rotate)%n]
 		if node.spec.down(r.t) {
 			continue
 		}
 		for ph := range 2 {
-			for free := node.free(ph); free > 0; free-- {
+			for node.free(ph) > 0 {
 				if !r.placeTask(node, ph) {
 					break
 				}
@@ -519,28 +546,53 @@ func (n *nodeState) free(ph int) int {
 	return []int{n.spec.MapSlots, n.spec.ReduceSlots}[ph] - n.running[ph]
 }
 
-// backupFor returns the first of job j's waiting backups in phase ph that
-// node may host: up, not excluded, at or above the backup's minimum
-// level, and not where its task already ran (Hadoop's
-// TaskInProgress.hasRunOnMachine).
-func (r *runner) backupFor(j *jobState, node *nodeState, ph int) *task {
-	if r.cfg.NoBackups || r.excluded[node.spec.ID] {
-		return nil
-	}
-	for _, t := range r.queue {
-		if t.job == j && t.phase == ph && t.waiting != nil && !t.done && len(t.attempts) > 0 &&
-			!t.ran[node] && node.level >= t.waiting.minLevel {
-			return t
-		}
-	}
-	return nil
+// mayHost reports whether node may run a backup of t now: up, a free slot,
+// not excluded, at or above the backup's minimum level, and not where the
+// task already ran (Hadoop's TaskInProgress.hasRunOnMachine).
+func (r *runner) mayHost(node *nodeState, t *task) bool {
+	return !node.spec.down(r.t) && node.free(t.phase) > 0 && !r.excluded[node.spec.ID] &&
+		!t.ran[node] && node.level >= t.waiting.minLevel
 }
 
-// placeTask starts a task, or a backup, on one free slot of node.
+// backupFor returns the first of job j's waiting backups in phase ph that
+// can run now, and where: on node when it may host it, or, with ESPLASH's
+// advice, on the highest level that may (D-S18).
+func (r *runner) backupFor(j *jobState, node *nodeState, ph int) (*task, *nodeState) {
+	if r.cfg.NoBackups {
+		return nil, nil
+	}
+	byLevel := r.cfg.Speculation != nil && r.cfg.Speculation.Detector == string(estimate.ESPLASH)
+	for _, t := range r.queue {
+		if t.job != j || t.phase != ph || t.waiting == nil || t.done || len(t.attempts) == 0 {
+			continue
+		}
+		if !byLevel {
+			if r.mayHost(node, t) {
+				return t, node
+			}
+			continue
+		}
+		var best *nodeState
+		for _, cand := range r.nodes {
+			if r.mayHost(cand, t) && (best == nil || cand.level > best.level) {
+				best = cand
+			}
+		}
+		if best != nil {
+			return t, best
+		}
+	}
+	return nil, nil
+}
+
+// placeTask starts one of the next job's pending tasks on node, or its
+// backup (on node or, for ESPLASH, where backupFor says), and reports
+// whether it started anything.
 func (r *runner) placeTask(node *nodeState, ph int) bool {
 	type cand struct {
 		j      *jobState
 		backup *task
+		where  *nodeState
 	}
 	var cands []cand
 	for _, j := range r.jobs {
@@ -549,8 +601,8 @@ func (r *runner) placeTask(node *nodeState, ph int) bool {
 		}
 		if j.pendingCount(ph) > 0 {
 			cands = append(cands, cand{j: j})
-		} else if b := r.backupFor(j, node, ph); b != nil {
-			cands = append(cands, cand{j: j, backup: b})
+		} else if b, where := r.backupFor(j, node, ph); b != nil {
+			cands = append(cands, cand{j: j, backup: b, where: where})
 		}
 	}
 	if len(cands) == 0 {
@@ -564,7 +616,7 @@ func (r *runner) placeTask(node *nodeState, ph int) bool {
 	})
 	c := cands[0]
 	if c.backup != nil {
-		r.start(c.backup, node, true)
+		r.start(c.backup, c.where, true)
 		return true
 	}
 	for _, t := range c.j.tasks[ph] {
@@ -634,6 +686,8 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 	t.attempts = append(t.attempts, a)
 	t.ran[node] = true
 	node.running[t.phase]++
+	a.lane = slices.Index(node.lanes[t.phase], false)
+	node.lanes[t.phase][a.lane] = true
 	r.live = append(r.live, a)
 }
 
@@ -685,7 +739,7 @@ func (r *runner) complete(a *attempt) {
 	t := a.task
 	finish := a.stageEnd[len(a.stageEnd)-1]
 	r.live = slices.DeleteFunc(r.live, func(x *attempt) bool { return x == a })
-	a.node.running[t.phase]--
+	r.end(a, finish, true)
 	t.attempts = slices.DeleteFunc(t.attempts, func(x *attempt) bool { return x == a })
 	for _, other := range slices.Clone(t.attempts) {
 		if other.spec {

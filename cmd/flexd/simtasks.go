@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/flexd/flexd/sim/tasksim"
+)
+
+// taskFlags are `flexd simulate tasks`'s flags.
+type taskFlags struct {
+	scenario  string
+	detectors []string
+	seed      uint64
+	seeds     int
+	format    string
+	log       string
+	plot      string
+}
+
+func newSimulateTasksCmd() *cobra.Command {
+	var f taskFlags
+	cmd := &cobra.Command{
+		Use:   "tasks",
+		Short: "Task-level simulation: straggler detectors side by side (ESAMR, ESPLASH)",
+		Long: "Simulate a cluster task by task (sim/tasksim): nodes with slots, speeds, slowdowns\n" +
+			"and outages; attempts that advance through Hadoop's stages; a shim that fills free\n" +
+			"slots in fair-share order against flexd's allocations, and launches the backups\n" +
+			"flexd's speculation advice names (the first attempt to finish wins). flexd is\n" +
+			"called every 3 s through epoch.Decide with the request a shim would send.\n\n" +
+			"--scenario esamr: ESAMR's testbed (5 workers; a warm-up history of 12 jobs, then\n" +
+			"WordCount and Sort 10 GB with injected stragglers): each detector's TimeToEnd and\n" +
+			"stage-weight errors, and which tasks it flags (measured without backups, so every\n" +
+			"detector watches the same run), and the response times with backups.\n" +
+			"--scenario esplash: 8 nodes in 4 levels, 8 mixed jobs: no straggler, a node slowed\n" +
+			"(level 1, level 4), a node slowed then down; makespan, increased makespan and\n" +
+			"the backups each detector launched, averaged over --seeds seeds.\n" +
+			"docs/speculation.md has the figures and what they show.",
+		Example: "  flexd simulate tasks --scenario esamr\n" +
+			"  flexd simulate tasks --scenario esplash --seeds 5\n" +
+			"  flexd simulate tasks --scenario esplash --detectors none,esplash --log /tmp/epochs.jsonl",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTasks(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.scenario, "scenario", tasksim.ScenarioESPLASH, "scenario: "+strings.Join(tasksim.Scenarios(), "|"))
+	fl.StringSliceVar(&f.detectors, "detectors", nil, "comma-separated detectors: none|late|yarn_default|esamr|esplash (default: esamr: late,esamr; esplash: none,yarn_default,esplash)")
+	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the task times (the first, with --seeds)")
+	fl.IntVar(&f.seeds, "seeds", 1, "esplash: average over this many seeds from --seed")
+	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
+	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1)")
+	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
+	return cmd
+}
+
+func runTasks(cmd *cobra.Command, f taskFlags) error {
+	if !slices.Contains(tasksim.Scenarios(), f.scenario) {
+		return usageError{fmt.Errorf("--scenario %q: want one of %s", f.scenario, strings.Join(tasksim.Scenarios(), ", "))}
+	}
+	if !slices.Contains(tasksim.Formats(), f.format) {
+		return usageError{fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(tasksim.Formats(), ", "))}
+	}
+	if f.seeds < 1 || f.seeds > 100 {
+		return usageError{fmt.Errorf("--seeds %d: want 1 to 100", f.seeds)}
+	}
+	dets := f.detectors
+	if len(dets) == 0 {
+		dets = tasksim.DefaultDetectors(f.scenario)
+	}
+	if err := tasksim.CheckDetectors(dets); err != nil {
+		return usageError{fmt.Errorf("--detectors: %w", err)}
+	}
+	if f.plot != "" {
+		if err := checkPlotPath(f.plot); err != nil {
+			return usageError{fmt.Errorf("--plot: %w", err)}
+		}
+	}
+	// The first run again, for its log and its picture: the comparisons
+	// keep no run whole.
+	var first tasksim.Config
+	title := ""
+	if f.scenario == tasksim.ScenarioESAMR {
+		first = tasksim.ESAMRConfig(dets[0], true, f.seed)
+		title = fmt.Sprintf("ESAMR scenario, detector %s, seed %d", dets[0], f.seed)
+	} else {
+		// The first run with a straggler: the picture worth drawing.
+		sc := tasksim.ESPLASHScenarios()[1]
+		var err error
+		if first, err = tasksim.ESPLASHConfig(sc, dets[0], f.seed); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("ESPLASH scenario %s, detector %s, seed %d", sc, dets[0], f.seed)
+	}
+	if f.log != "" || f.plot != "" {
+		first.Log, first.Timeline = f.log != "", f.plot != ""
+		rep, err := tasksim.Run(first)
+		if err != nil {
+			return err
+		}
+		if f.log != "" {
+			if err := writeEpochLog(f.log, rep); err != nil {
+				return err
+			}
+		}
+		if f.plot != "" {
+			if err := plotTasks(f.plot, rep, first, title); err != nil {
+				return err
+			}
+		}
+	}
+	out := cmd.OutOrStdout()
+	if f.scenario == tasksim.ScenarioESAMR {
+		rows, err := tasksim.CompareESAMR(f.seed, dets)
+		if err != nil {
+			return err
+		}
+		return tasksim.WriteESAMR(out, f.format, rows)
+	}
+	seeds := make([]uint64, f.seeds)
+	for i := range seeds {
+		seeds[i] = f.seed + uint64(i)
+	}
+	rows, err := tasksim.CompareESPLASH(seeds, dets)
+	if err != nil {
+		return err
+	}
+	return tasksim.WriteESPLASH(out, f.format, rows)
+}
+
+// writeEpochLog writes a run's requests as JSON Lines, the form of the
+// server's epochs.jsonl export.
+func writeEpochLog(path string, rep tasksim.Report) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--log: %w", err)
+	}
+	w := bufio.NewWriter(fh)
+	enc := json.NewEncoder(w)
+	for i := range rep.Requests {
+		if err := enc.Encode(&rep.Requests[i]); err != nil {
+			fh.Close()
+			return fmt.Errorf("--log %s: %w", path, err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		fh.Close()
+		return fmt.Errorf("--log %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return fmt.Errorf("--log %s: %w", path, err)
+	}
+	return nil
+}

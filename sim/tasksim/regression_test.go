@@ -1,0 +1,79 @@
+package tasksim_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/flexd/flexd/sim/tasksim"
+)
+
+// The directions of estimate-and-advice.md sections 3.5 and 4.5 that the
+// simulator shows at seed 1 (docs/speculation.md has the figures and the
+// directions it does not show). Figures never appear here, only
+// comparisons.
+
+// TestESAMRLocks: ESAMR's TimeToEnd error is below LATE's in both phases
+// of both measured jobs, and ESAMR flags exactly the injected stragglers.
+func TestESAMRLocks(t *testing.T) {
+	rows, err := tasksim.CompareESAMR(1, []string{"late", "esamr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]map[string]tasksim.ESAMRRow{}
+	for _, r := range rows {
+		if by[r.Job] == nil {
+			by[r.Job] = map[string]tasksim.ESAMRRow{}
+		}
+		by[r.Job][r.Detector] = r
+	}
+	if len(by) != 2 {
+		t.Fatalf("measured jobs %v, want WordCount and Sort", rows)
+	}
+	for job, d := range by {
+		e, l := d["esamr"], d["late"]
+		if e.MapN == 0 || e.ReduceN == 0 {
+			t.Errorf("%s: ESAMR measured %d maps and %d reduces", job, e.MapN, e.ReduceN)
+		}
+		if !(e.MapHalf < l.MapHalf) || !(e.ReduceHalf < l.ReduceHalf) {
+			t.Errorf("%s: ESAMR's TimeToEnd errors %.2f / %.2f s are not below LATE's %.2f / %.2f s",
+				job, e.MapHalf, e.ReduceHalf, l.MapHalf, l.ReduceHalf)
+		}
+		if want := []string{"map/40", "map/41", "reduce/0"}; !slices.Equal(e.Flagged, want) {
+			t.Errorf("%s: ESAMR flagged %v, want exactly the injected %v", job, e.Flagged, want)
+		}
+	}
+}
+
+// TestESPLASHLocks: without a straggler ESPLASH launches fewer backups
+// than YARN's speculator and wastes at most half its killed-backup time;
+// with a slowed level-1 node it loses less makespan than both baselines;
+// and no ESPLASH backup ever lands on a slowed node or below its
+// original's level.
+func TestESPLASHLocks(t *testing.T) {
+	rows, err := tasksim.CompareESPLASH([]uint64{1}, []string{"none", "yarn_default", "esplash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(sc, d string) tasksim.ESPLASHRow {
+		for _, r := range rows {
+			if r.Scenario == sc && r.Detector == d {
+				return r
+			}
+		}
+		t.Fatalf("no row for %s, %s", sc, d)
+		return tasksim.ESPLASHRow{}
+	}
+	y, e := get(tasksim.NoStraggler, "yarn_default"), get(tasksim.NoStraggler, "esplash")
+	if !(e.Created < y.Created) || !(e.Wasted <= y.Wasted/2) || y.Created == 0 {
+		t.Errorf("no straggler: ESPLASH %v backups and %v s wasted, YARN %v and %v s", e.Created, e.Wasted, y.Created, y.Wasted)
+	}
+	n, y, e := get(tasksim.SlowLevel1, "none"), get(tasksim.SlowLevel1, "yarn_default"), get(tasksim.SlowLevel1, "esplash")
+	if !(e.Increased < n.Increased) || !(e.Increased < y.Increased) {
+		t.Errorf("slowed level-1 node: ESPLASH lost %.0f s of makespan, none %.0f, YARN %.0f", e.Increased, n.Increased, y.Increased)
+	}
+	for _, sc := range tasksim.ESPLASHScenarios() {
+		if r := get(sc, "esplash"); r.PlacedSlower != 0 {
+			t.Errorf("%s: %v ESPLASH backups on a slowed or slower node", sc, r.PlacedSlower)
+		}
+	}
+}

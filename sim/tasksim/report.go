@@ -1,0 +1,58 @@
+package tasksim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Formats lists the output formats of the comparisons.
+func Formats() []string { return []string{"table", "json"} }
+
+// WriteESAMR writes the ESAMR comparison: a Markdown table, or JSON.
+func WriteESAMR(w io.Writer, format string, rows []ESAMRRow) error {
+	if format == "json" {
+		return writeJSON(w, rows)
+	}
+	fmt.Fprintln(w, "| detector | job | map TTE error at half (s) | reduce TTE error at half (s) | map / reduce over the life (s) | max weight error M1 / R1 / R3 | flagged | precision / recall | response with backups (s) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		flagged := strings.Join(r.Flagged, " ")
+		if len(r.Flagged) > 8 {
+			flagged = fmt.Sprintf("%d tasks", len(r.Flagged))
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f | %.2f | %.2f / %.2f | %.3f / %.3f / %.3f | %s | %.2f / %.2f | %.0f |\n",
+			r.Detector, r.Job, r.MapHalf, r.ReduceHalf, r.MapLife, r.ReduceLife, r.M1, r.R1, r.R3, flagged, r.Precision, r.Recall, r.Response)
+	}
+	return nil
+}
+
+// WriteESPLASH writes the ESPLASH comparison: a Markdown table, or JSON.
+func WriteESPLASH(w io.Writer, format string, rows []ESPLASHRow) error {
+	if format == "json" {
+		return writeJSON(w, rows)
+	}
+	fmt.Fprintln(w, "| scenario | detector | makespan (s) | increased makespan (s) | mean response (s) | backups created / succeeded / killed | killed backups' run time (s) | backups on slower nodes | backups by level |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		var levels []string
+		for _, l := range slices.Sorted(maps.Keys(r.ByLevel)) {
+			levels = append(levels, fmt.Sprintf("L%d: %.1f", l, r.ByLevel[l]))
+		}
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.1f / %.1f / %.1f | %.0f | %.1f | %s |\n",
+			r.Scenario, r.Detector, r.Makespan, r.Increased, r.MeanResponse, r.Created, r.Succeeded, r.Killed, r.Wasted, r.PlacedSlower, strings.Join(levels, ", "))
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
