@@ -169,6 +169,14 @@ func FuzzEpochDecode(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	// The task-level extension: the E4 epochs, and the last as ESPLASH and
+	// YARN's speculator would read it (with nodes).
+	for _, seed := range e4Epochs() {
+		f.Add([]byte(seed))
+	}
+	withNodes := strings.Replace(e4Epochs()[2], `"jobs": [`, `"nodes": [{"id": "n1", "map_slots": 3, "reduce_slots": 1, "level": 0}], "jobs": [`, 1)
+	f.Add([]byte(strings.Replace(withNodes, `"detector": "esamr"`, `"detector": "esplash", "esplash": {"levels": 2}`, 1)))
+	f.Add([]byte(strings.Replace(withNodes, `"detector": "esamr"`, `"detector": "yarn_default", "cap": {"min_tasks": 0}`, 1)))
 	e := newEnv(f, nil)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		e.t = t
