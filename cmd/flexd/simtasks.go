@@ -22,6 +22,7 @@ type taskFlags struct {
 	format    string
 	log       string
 	plot      string
+	basis     string
 }
 
 func newSimulateTasksCmd() *cobra.Command {
@@ -54,6 +55,7 @@ func newSimulateTasksCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the task times (the first, with --seeds)")
 	fl.IntVar(&f.seeds, "seeds", 1, "esplash: average over this many seeds from --seed")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
+	fl.StringVar(&f.basis, "esamr-basis", "", "esamr: what late and esamr compare a slow attempt on, execution_time (default) or time_to_end (Algorithm 4 as printed)")
 	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1)")
 	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
 	return cmd
@@ -65,6 +67,11 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	}
 	if !slices.Contains(tasksim.Formats(), f.format) {
 		return usageError{fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(tasksim.Formats(), ", "))}
+	}
+	switch f.basis {
+	case "", "execution_time", "time_to_end":
+	default:
+		return usageError{fmt.Errorf("--esamr-basis %q: want execution_time or time_to_end", f.basis)}
 	}
 	if f.seeds < 1 || f.seeds > 100 {
 		return usageError{fmt.Errorf("--seeds %d: want 1 to 100", f.seeds)}
@@ -86,7 +93,7 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	var first tasksim.Config
 	title := ""
 	if f.scenario == tasksim.ScenarioESAMR {
-		first = tasksim.ESAMRConfig(dets[0], true, f.seed)
+		first = tasksim.ESAMRConfig(dets[0], true, f.seed, f.basis)
 		title = fmt.Sprintf("ESAMR scenario, detector %s, seed %d", dets[0], f.seed)
 	} else {
 		// The first run with a straggler: the picture worth drawing.
@@ -116,7 +123,7 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	}
 	out := cmd.OutOrStdout()
 	if f.scenario == tasksim.ScenarioESAMR {
-		rows, err := tasksim.CompareESAMR(f.seed, dets)
+		rows, err := tasksim.CompareESAMR(f.seed, dets, f.basis)
 		if err != nil {
 			return err
 		}

@@ -37,19 +37,20 @@ type ESAMRRow struct {
 
 // CompareESAMR runs the ESAMR scenario once per detector: without backups
 // (so every detector watches the same run) for the errors and the flagged
-// tasks, and with backups for the response times.
-func CompareESAMR(seed uint64, detectors []string) ([]ESAMRRow, error) {
+// tasks, and with backups for the response times. basis is esamr's and
+// late's comparison basis (empty: the default).
+func CompareESAMR(seed uint64, detectors []string, basis string) ([]ESAMRRow, error) {
 	var rows []ESAMRRow
 	for _, d := range detectors {
-		watch, err := Run(ESAMRConfig(d, false, seed))
+		watch, err := Run(ESAMRConfig(d, false, seed, basis))
 		if err != nil {
 			return nil, fmt.Errorf("%s without backups: %w", d, err)
 		}
-		act, err := Run(ESAMRConfig(d, true, seed))
+		act, err := Run(ESAMRConfig(d, true, seed, basis))
 		if err != nil {
 			return nil, fmt.Errorf("%s with backups: %w", d, err)
 		}
-		for _, j := range ESAMRConfig(d, false, seed).Jobs {
+		for _, j := range ESAMRConfig(d, false, seed, basis).Jobs {
 			if !j.Measure {
 				continue
 			}

@@ -15,7 +15,7 @@ import (
 // TestESAMRLocks: ESAMR's TimeToEnd error is below LATE's in both phases
 // of both measured jobs, and ESAMR flags exactly the injected stragglers.
 func TestESAMRLocks(t *testing.T) {
-	rows, err := tasksim.CompareESAMR(1, []string{"late", "esamr"})
+	rows, err := tasksim.CompareESAMR(1, []string{"late", "esamr"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

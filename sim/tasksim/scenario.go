@@ -69,7 +69,10 @@ func esamrProfile(name string, gb int) (Profile, int, int) {
 // advice); backups says whether the shim launches the backups advised
 // (the errors are measured without, so that every detector sees the same
 // run).
-func ESAMRConfig(detector string, backups bool, seed uint64) Config {
+//
+// basis is speculation.esamr.basis for esamr and late (empty: the
+// default, execution_time; D-E13).
+func ESAMRConfig(detector string, backups bool, seed uint64, basis string) Config {
 	var nodes []Node
 	for i := 1; i <= 5; i++ {
 		id := fmt.Sprintf("n%d", i)
@@ -104,6 +107,9 @@ func ESAMRConfig(detector string, backups bool, seed uint64) Config {
 	cfg := Config{Nodes: nodes, Jobs: jobs, Seed: seed, TaskCV: 0.1, NoBackups: !backups, SlowStart: 1}
 	if detector != "" && detector != string(estimate.DetectorNone) {
 		cfg.Speculation = &httpapi.SpeculationConfig{Detector: detector}
+		if basis != "" {
+			cfg.Speculation.ESAMR = &httpapi.ESAMRParams{Basis: basis}
+		}
 	}
 	return cfg
 }
