@@ -42,6 +42,8 @@ func newSimulateTasksCmd() *cobra.Command {
 			"--scenario esplash: 8 nodes in 4 levels, 8 mixed jobs: no straggler, a node slowed\n" +
 			"(level 1, level 4), a node slowed then down; makespan, increased makespan and\n" +
 			"the backups each detector launched, averaged over --seeds seeds.\n" +
+			"--scenario flex42: FLEX 4.2's cluster workload at task level, FLEX told the true\n" +
+			"work against FLEX on flexd's extrapolation (and FAIR), over slack and task-time CV.\n" +
 			"docs/speculation.md has the figures and what they show.",
 		Example: "  flexd simulate tasks --scenario esamr\n" +
 			"  flexd simulate tasks --scenario esplash --seeds 5\n" +
@@ -56,7 +58,7 @@ func newSimulateTasksCmd() *cobra.Command {
 	fl.IntVar(&f.seeds, "seeds", 1, "esplash: average over this many seeds from --seed")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
 	fl.StringVar(&f.basis, "esamr-basis", "", "esamr: what late and esamr compare a slow attempt on, execution_time (default) or time_to_end (Algorithm 4 as printed)")
-	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1)")
+	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3)")
 	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
 	return cmd
 }
@@ -92,10 +94,17 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	// keep no run whole.
 	var first tasksim.Config
 	title := ""
-	if f.scenario == tasksim.ScenarioESAMR {
+	switch f.scenario {
+	case tasksim.ScenarioFLEX42:
+		var err error
+		if first, err = tasksim.FLEX42Config("flex", false, 0.75, 1, 0.3, f.seed); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("FLEX 4.2 workload, flex on extrapolated work, slack 0.75, CV 0.3, seed %d", f.seed)
+	case tasksim.ScenarioESAMR:
 		first = tasksim.ESAMRConfig(dets[0], true, f.seed, f.basis)
 		title = fmt.Sprintf("ESAMR scenario, detector %s, seed %d", dets[0], f.seed)
-	} else {
+	default:
 		// The first run with a straggler: the picture worth drawing.
 		sc := tasksim.ESPLASHScenarios()[1]
 		var err error
@@ -122,6 +131,13 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if f.scenario == tasksim.ScenarioFLEX42 {
+		rows, err := tasksim.CompareFLEX42(f.seed, []float64{0.15, 0.35, 0.55, 0.75, 0.95}, []float64{0, 0.3, 1})
+		if err != nil {
+			return err
+		}
+		return tasksim.WriteFLEX42(out, f.format, rows)
+	}
 	if f.scenario == tasksim.ScenarioESAMR {
 		rows, err := tasksim.CompareESAMR(f.seed, dets, f.basis)
 		if err != nil {

@@ -185,3 +185,48 @@ func CheckDetectors(ds []string) error {
 	}
 	return nil
 }
+
+// FLEX42Row is one cell of the FLEX 4.2 estimation study at task level:
+// mean response times of FLEX told the true work, FLEX on flexd's
+// extrapolation, and FAIR.
+type FLEX42Row struct {
+	Slack  float64 `json:"slack"`
+	TaskCV float64 `json:"task_cv"`
+	Oracle float64 `json:"flex_oracle"`
+	Extra  float64 `json:"flex_extrapolate"`
+	Fair   float64 `json:"fair"`
+	// Kept is the share of FLEX(oracle)'s gain over FAIR that
+	// FLEX(extrapolate) keeps.
+	Kept float64 `json:"gain_kept"`
+}
+
+// CompareFLEX42 runs the FLEX 4.2 workload at task level for every slack
+// and task-time CV (sigma 1, seed seed).
+func CompareFLEX42(seed uint64, slacks, cvs []float64) ([]FLEX42Row, error) {
+	var rows []FLEX42Row
+	for _, cv := range cvs {
+		for _, slack := range slacks {
+			row := FLEX42Row{Slack: slack, TaskCV: cv}
+			for _, c := range []struct {
+				policy string
+				oracle bool
+				out    *float64
+			}{{"flex", true, &row.Oracle}, {"flex", false, &row.Extra}, {"fair", true, &row.Fair}} {
+				cfg, err := FLEX42Config(c.policy, c.oracle, slack, 1, cv, seed)
+				if err != nil {
+					return nil, err
+				}
+				rep, err := Run(cfg)
+				if err != nil {
+					return nil, fmt.Errorf("flex42, slack %v, CV %v, %s: %w", slack, cv, c.policy, err)
+				}
+				*c.out = rep.MeanResponse
+			}
+			if gain := row.Fair - row.Oracle; gain != 0 {
+				row.Kept = (row.Fair - row.Extra) / gain
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}

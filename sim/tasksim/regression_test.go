@@ -77,3 +77,19 @@ func TestESPLASHLocks(t *testing.T) {
 		}
 	}
 }
+
+// TestFLEX42EstimateKeepsGain: issue 11's acceptance at task level: at
+// task-time CV 0.3, FLEX on flexd's extrapolated work keeps at least 80%
+// of FLEX(oracle)'s gain over FAIR in every cell of the slack sweep.
+func TestFLEX42EstimateKeepsGain(t *testing.T) {
+	rows, err := tasksim.CompareFLEX42(1, []float64{0.15, 0.35, 0.55, 0.75, 0.95}, []float64{0.3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if !(r.Oracle < r.Fair) || !(r.Kept >= 0.8) {
+			t.Errorf("slack %.2f: FLEX oracle %.0f s, extrapolate %.0f s, FAIR %.0f s: %.0f%% of the gain kept",
+				r.Slack, r.Oracle, r.Extra, r.Fair, 100*r.Kept)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/flexd/flexd/estimate"
+	"github.com/flexd/flexd/sim/cluster"
 	"github.com/flexd/flexd/httpapi"
 )
 
@@ -14,7 +15,7 @@ const (
 )
 
 // Scenarios lists the scenario names.
-func Scenarios() []string { return []string{ScenarioESAMR, ScenarioESPLASH} }
+func Scenarios() []string { return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42} }
 
 // wordCount and sortJob are ESAMR's two jobs at size gb, with the true
 // stage weights of section 3.5: WordCount's are ESAMR Table II's "real"
@@ -199,4 +200,35 @@ func esplashConfig(scenario, detector string, seed uint64, configured bool) (Con
 		cfg.Speculation = &httpapi.SpeculationConfig{Detector: detector}
 	}
 	return cfg, nil
+}
+
+// ScenarioFLEX42 is FLEX 4.2's cluster workload at task level (issue 11's
+// closed loop with task-level estimation error).
+const ScenarioFLEX42 = "flex42"
+
+// FLEX42Config is FLEX section 4.2's cluster experiment at task level:
+// sim/cluster's FLEX 4.2 jobs (10 jobs of N(10, sigma^2) units of 20 tasks
+// per phase, 30 s maps and 60 s reduces, all submitted at once) on 10
+// nodes of 4 map and 4 reduce slots, all of speed 1 (so that a phase's
+// true work in slot-seconds is defined), the pool minimum (1 - slack) of
+// each phase's slots split evenly, Hadoop's slowstart 0.05, each stage's
+// time drawn with CV cv. oracle sends flexd the true remaining work;
+// otherwise flexd extrapolates it from the task statistics (FLEX 4.2).
+func FLEX42Config(policy string, oracle bool, slack, sigma, cv float64, seed uint64) (Config, error) {
+	cj, err := cluster.GenerateFLEX42(cluster.FLEX42{Sigma: sigma}, seed)
+	if err != nil {
+		return Config{}, err
+	}
+	var nodes []Node
+	for i := range 10 {
+		nodes = append(nodes, Node{ID: fmt.Sprintf("n%d", i), Type: "any", MapSlots: 4, ReduceSlots: 4})
+	}
+	var jobs []Job
+	for _, j := range cj {
+		p := Profile{Name: j.ID, MapTime: j.MapWork / float64(j.MapTasks), ReduceTime: j.ReduceWork / float64(j.ReduceTasks),
+			M1: map[string]float64{"any": 0.7}, R: map[string][3]float64{"any": {0.3, 0.1, 0.6}}}
+		jobs = append(jobs, Job{ID: j.ID, Profile: p, Maps: j.MapTasks, Reduces: j.ReduceTasks, Arrival: j.Arrival})
+	}
+	return Config{Nodes: nodes, Jobs: jobs, Seed: seed, TaskCV: cv, Policy: policy, Oracle: oracle,
+		MinShare: 1 - slack, Epoch: 10, Step: 0.5}, nil
 }

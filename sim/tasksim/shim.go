@@ -55,8 +55,10 @@ func (r *runner) request() (httpapi.EpochRequest, bool) {
 	r.epoch++
 	w := httpapi.EpochRequest{
 		Epoch: r.epoch, Now: r.t, EpochLength: r.cfg.Epoch, Policy: r.cfg.Policy,
-		Estimate:    &httpapi.EstimateConfig{Work: "extrapolate"},
 		Speculation: r.cfg.Speculation,
+	}
+	if !r.cfg.Oracle {
+		w.Estimate = &httpapi.EstimateConfig{Work: "extrapolate"}
 	}
 	for _, n := range r.nodes {
 		if n.spec.down(r.t) {
@@ -85,6 +87,26 @@ func (r *runner) request() (httpapi.EpochRequest, bool) {
 	if len(w.Jobs) == 0 || w.Slots.Map < 1 || w.Slots.Reduce < 1 {
 		r.epoch--
 		return w, false
+	}
+	if r.cfg.MinShare > 0 {
+		// FLEX 4.2's pool minimum, split evenly among a phase's jobs.
+		var in [2]int
+		for _, j := range w.Jobs {
+			if j.Map != nil {
+				in[0]++
+			}
+			if j.Reduce != nil {
+				in[1]++
+			}
+		}
+		for i := range w.Jobs {
+			if p := w.Jobs[i].Map; p != nil {
+				p.Min = int(math.Floor(r.cfg.MinShare * float64(w.Slots.Map) / float64(in[0])))
+			}
+			if p := w.Jobs[i].Reduce; p != nil {
+				p.Min = int(math.Floor(r.cfg.MinShare * float64(w.Slots.Reduce) / float64(in[1])))
+			}
+		}
 	}
 	for _, a := range r.live {
 		p, stage, sub := a.progress()
@@ -129,7 +151,47 @@ func (r *runner) phaseState(j *jobState, ph int) *httpapi.PhaseState {
 		started := j.reduceEligible(r.cfg.SlowStart)
 		p.Started = &started
 	}
+	if r.cfg.Oracle {
+		p.Work, p.TotalWork = j.trueWork(ph)
+		if !(p.Work > 0) {
+			// A phase whose last attempts are about to end: a sliver, so
+			// that it still takes part.
+			p.Work = 1e-6
+		}
+	}
 	return p
+}
+
+// trueWork is a phase's remaining and whole work in slot-seconds of a
+// speed-1 node: the nominal times of its tasks, less what its most
+// advanced running attempt has done.
+func (j *jobState) trueWork(ph int) (rem, total float64) {
+	base := j.spec.Profile.MapTime
+	if ph == 1 {
+		base = j.spec.Profile.ReduceTime
+	}
+	for _, t := range j.tasks[ph] {
+		total += base
+		if t.done {
+			continue
+		}
+		left := base
+		for _, a := range t.attempts {
+			done := 0.0
+			for s := range a.stage {
+				done += a.stageDur[s]
+			}
+			sum := 0.0
+			for _, d := range a.stageDur {
+				sum += d
+			}
+			if sum > 0 {
+				left = math.Min(left, base*(1-(done+a.inStage)/sum))
+			}
+		}
+		rem += left
+	}
+	return rem, total
 }
 
 // waitingTasks are the tasks with a backup requested and not placed, in

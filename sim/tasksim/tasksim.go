@@ -150,6 +150,16 @@ type Config struct {
 	NoBackups   bool
 	// Policy is flexd's allocation policy (default fair: Hadoop's).
 	Policy string
+	// Oracle sends each phase's true remaining work (the nominal time of
+	// its pending tasks plus what its running attempts have left, in
+	// slot-seconds of a speed-1 node: meaningful on a cluster of speed-1
+	// nodes) instead of asking flexd to extrapolate it from the task
+	// statistics (FLEX 4.2, the default).
+	Oracle bool
+	// MinShare is the share of each phase's slots guaranteed as minima,
+	// split evenly among the jobs in the phase (FLEX 4.2's pool minimum;
+	// default 0).
+	MinShare float64
 	// SlowStart is the share of a job's maps complete before its reduces
 	// may start (default 0.05, Hadoop's).
 	SlowStart float64
@@ -176,7 +186,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	if len(cfg.Nodes) == 0 || len(cfg.Jobs) == 0 {
 		return cfg, fmt.Errorf("tasksim: a run needs nodes and jobs")
 	}
-	if !(cfg.Epoch > 0) || !(cfg.Step > 0) || cfg.Step > cfg.Epoch || !(cfg.TaskCV >= 0) {
+	if !(cfg.Epoch > 0) || !(cfg.Step > 0) || cfg.Step > cfg.Epoch || !(cfg.TaskCV >= 0) || !(cfg.MinShare >= 0 && cfg.MinShare <= 1) {
 		return cfg, fmt.Errorf("tasksim: epoch %v, step %v, task CV %v", cfg.Epoch, cfg.Step, cfg.TaskCV)
 	}
 	var ms, rs int
