@@ -37,6 +37,15 @@ func (l Limits) taskLimits() (nodes, tasks int) {
 	return nodes, tasks
 }
 
+// Counts returns the bounds on a request's lists with defaults applied:
+// jobs, nodes, and running plus completed attempts. A decoder stops at
+// them.
+func (l Limits) Counts() (jobs, nodes, tasks int) {
+	jobs, _ = l.effective()
+	nodes, tasks = l.taskLimits()
+	return jobs, nodes, tasks
+}
+
 func (l Limits) effective() (jobs, slots int) {
 	jobs, slots = solver.MaxJobs, solver.MaxSlots
 	if l.MaxJobs > 0 {

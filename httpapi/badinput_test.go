@@ -253,6 +253,14 @@ func TestInFlightBytesBound(t *testing.T) {
 	if res.status != http.StatusServiceUnavailable || res.header.Get("Retry-After") == "" {
 		t.Errorf("second request while the first holds the bound: %d (Retry-After %q), want 503 with Retry-After", res.status, res.header.Get("Retry-After"))
 	}
+	// The gauges show it: the held request's reservation (the whole body
+	// limit) and the two requests in flight, the first and this one.
+	m := e.get("/metrics", "")
+	for _, want := range []string{"flexd_http_body_bytes_in_flight 1.048576e+06", "flexd_http_requests_in_flight 2"} {
+		if !strings.Contains(string(m.body), want) {
+			t.Errorf("/metrics lacks %q while a request holds the bound", want)
+		}
+	}
 	close(g.release)
 	<-done
 	if recA.Code != http.StatusOK {
@@ -272,5 +280,57 @@ func TestOptimalStopsAtTheDeadline(t *testing.T) {
 	res := e.post("/v1/solve", "", body)
 	if res.status != http.StatusGatewayTimeout {
 		t.Errorf("status %d, want 504: %s", res.status, res.body)
+	}
+}
+
+// TestStrictKeys: what encoding/json lets through is refused with 400
+// naming the field: a key in another case than its field's, a key twice
+// in one object (issue 16, item 9); a job list past the limit is a 422
+// as soon as the decoder counts past it.
+func TestStrictKeys(t *testing.T) {
+	e := newEnv(t, func(c *httpapi.Config) { c.Limits.MaxJobs = 2 })
+	for name, tc := range map[string]struct {
+		body, field string
+		status      int
+	}{
+		"upper-case key":   {strings.Replace(epochBody, `"epoch":`, `"Epoch":`, 1), "Epoch", 400},
+		"duplicate key":    {strings.Replace(epochBody, `"epoch_length": 0.5`, `"epoch_length": 0.5, "epoch_length": 0.5`, 1), "epoch_length", 400},
+		"duplicate in job": {strings.Replace(epochBody, `"id": "job_1"`, `"id": "job_1", "id": "job_9"`, 1), "jobs[0].id", 400},
+		"too many jobs": {`{"epoch": 1, "now": 0, "epoch_length": 1, "slots": {"map": 1, "reduce": 1}, "jobs": [{"id": "a"}, {"id": "b"}, {"id": "c"}, {"id": "d"}]}`,
+			"jobs", 422},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := e.post("/v1/clusters/c1/epochs", "", tc.body)
+			if res.status != tc.status || !strings.Contains(string(res.body), `"field":"`+tc.field+`"`) {
+				t.Errorf("status %d, want %d naming %s: %s", res.status, tc.status, tc.field, res.body)
+			}
+		})
+	}
+	if res := e.post("/v1/solve", "", strings.Replace(solveBody, `"slots"`, `"Slots"`, 1)); res.status != 400 {
+		t.Errorf("/v1/solve with an upper-case key: %d %s", res.status, res.body)
+	}
+}
+
+// TestContentTypeRequired: a body must say it is JSON; text/plain (a
+// browser's cross-site simple POST), a form or no Content-Type at all is
+// a 415 before the body is read (issue 16, item 9).
+func TestContentTypeRequired(t *testing.T) {
+	e := newEnv(t, nil)
+	for ct, want := range map[string]int{
+		"":                                  http.StatusUnsupportedMediaType,
+		"text/plain":                        http.StatusUnsupportedMediaType,
+		"application/x-www-form-urlencoded": http.StatusUnsupportedMediaType,
+		"application/json; charset=utf-8":   http.StatusOK,
+		"application/vnd.flexd+json":        http.StatusOK,
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/v1/solve", strings.NewReader(solveBody))
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		rec := httptest.NewRecorder()
+		e.srv.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Content-Type %q: status %d, want %d: %s", ct, rec.Code, want, rec.Body.String())
+		}
 	}
 }

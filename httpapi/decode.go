@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -17,7 +18,25 @@ import (
 // field's JSON path for a wrong type, an unknown field or a number out of
 // range, 400 with the offset for malformed JSON, and 413 (through
 // *http.MaxBytesError) when the body is over the limit.
-func decodeStrict(body []byte, v any) error {
+func decodeStrict(body []byte, v any) error { return decodeStrictLimited(body, v, nil) }
+
+// decodeStrictLimited is decodeStrict that first walks the body's tokens
+// against v's type, stricter than encoding/json: a key must match its
+// field's name exactly (encoding/json folds case) and appear once in its
+// object (encoding/json keeps the last), and an array at a path of
+// maxItems ("jobs", "tasks") may hold at most that many elements: the
+// walk stops at the first element past the limit (422 naming the path),
+// before anything is decoded.
+func decodeStrictLimited(body []byte, v any, maxItems map[string]int) error {
+	pre := walker{dec: json.NewDecoder(bytes.NewReader(body)), strict: true, maxItems: maxItems}
+	pre.dec.UseNumber()
+	pre.value(reflect.TypeOf(v), "")
+	if pre.hit {
+		if pre.status == http.StatusUnprocessableEntity {
+			return &apiError{status: pre.status, detail: "the request is over a limit", fields: []FieldProblem{pre.found}}
+		}
+		return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema", fields: []FieldProblem{pre.found}}
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
@@ -50,6 +69,9 @@ func decodeStrict(body []byte, v any) error {
 // has refused lengths over the configured limit) rather than growing one
 // by doubling.
 func readBody(r *http.Request) ([]byte, error) {
+	if err := checkContentType(r.Header.Get("Content-Type")); err != nil {
+		return nil, err
+	}
 	if enc := r.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
 		// A compressed body read as JSON would fail as garbage, or worse,
 		// not fail: say what is wrong instead.
@@ -73,6 +95,20 @@ func readBody(r *http.Request) ([]byte, error) {
 	return b, nil
 }
 
+// checkContentType refuses a body that does not say it is JSON
+// (application/json, or a +json type), with 415: a browser's cross-site
+// "simple" POST (text/plain, a form) never reaches a handler.
+func checkContentType(ct string) error {
+	if ct == "" {
+		return &apiError{status: http.StatusUnsupportedMediaType, detail: "Content-Type is missing: send the body as application/json"}
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return &apiError{status: http.StatusUnsupportedMediaType, detail: fmt.Sprintf("Content-Type %q is not supported: send the body as application/json", ct)}
+	}
+	return nil
+}
+
 // locate walks body's tokens against type t and returns the first field
 // that encoding/json would reject. It mirrors encoding/json's matching of
 // object keys to struct fields (exact json tag first, then case-insensitive)
@@ -91,6 +127,13 @@ type walker struct {
 	hit   bool
 	// broken stops the walk at the first problem or token error.
 	broken bool
+	// strict refuses what encoding/json lets through: a key in another
+	// case than its field's name, a key twice in one object.
+	strict bool
+	// maxItems bounds the arrays at these paths; status is 422 when one
+	// is over its bound (400 for every other problem).
+	maxItems map[string]int
+	status   int
 }
 
 func (w *walker) fail(path, format string, args ...any) {
@@ -147,12 +190,19 @@ func (w *walker) value(t reflect.Type, path string) {
 			w.fail(path, "must be an object, got %s", describe(tok))
 			return
 		}
+		keys := map[string]bool{}
 		for !w.broken && w.dec.More() {
 			k, ok := w.token()
 			if !ok {
 				return
 			}
-			w.value(t.Elem(), join(path, k.(string)))
+			key := k.(string)
+			if w.strict && keys[key] {
+				w.fail(join(path, key), "duplicate key: each may appear once")
+				return
+			}
+			keys[key] = true
+			w.value(t.Elem(), join(path, key))
 		}
 		w.token() // '}'
 	case reflect.Slice, reflect.Array:
@@ -160,7 +210,13 @@ func (w *walker) value(t reflect.Type, path string) {
 			w.fail(path, "must be an array, got %s", describe(tok))
 			return
 		}
+		limit, bounded := w.maxItems[path]
 		for i := 0; !w.broken && w.dec.More(); i++ {
+			if bounded && i >= limit {
+				w.fail(path, "must hold at most %d items", limit)
+				w.status = http.StatusUnprocessableEntity
+				return
+			}
 			w.value(t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 		}
 		w.token() // ']'
@@ -210,16 +266,30 @@ func (w *walker) value(t reflect.Type, path string) {
 
 // object consumes an object's members after its '{' against struct t.
 func (w *walker) object(t reflect.Type, path string) {
+	var seen map[string]bool
+	if w.strict {
+		seen = map[string]bool{}
+	}
 	for !w.broken && w.dec.More() {
 		k, ok := w.token()
 		if !ok {
 			return
 		}
 		key := k.(string)
-		ft, known := fieldType(t, key)
-		if !known {
+		ft, exact, known := fieldType(t, key)
+		switch {
+		case !known:
 			w.fail(join(path, key), "unknown field")
 			return
+		case w.strict && !exact:
+			w.fail(join(path, key), "unknown field (field names are case-sensitive)")
+			return
+		case w.strict && seen[key]:
+			w.fail(join(path, key), "duplicate field: each may appear once")
+			return
+		}
+		if seen != nil {
+			seen[key] = true
 		}
 		w.value(ft, join(path, key))
 	}
@@ -227,8 +297,9 @@ func (w *walker) object(t reflect.Type, path string) {
 }
 
 // fieldType finds the type of the struct field key decodes into, the way
-// encoding/json does: exact tag name first, then case-insensitive.
-func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
+// encoding/json does: exact tag name first, then case-insensitive (exact
+// says which matched).
+func fieldType(t reflect.Type, key string) (ft reflect.Type, exact, known bool) {
 	var fold reflect.Type
 	for f := range t.Fields() {
 		if !f.IsExported() {
@@ -242,13 +313,13 @@ func fieldType(t reflect.Type, key string) (reflect.Type, bool) {
 			name = f.Name
 		}
 		if name == key {
-			return f.Type, true
+			return f.Type, true, true
 		}
 		if fold == nil && strings.EqualFold(name, key) {
 			fold = f.Type
 		}
 	}
-	return fold, fold != nil
+	return fold, false, fold != nil
 }
 
 // skip consumes one whole value.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/flexd/flexd/internal/wirejson"
 )
@@ -23,21 +24,23 @@ import (
 // EpochRequest, exactly as encoding/json would, and reports whether it did.
 // On false v holds junk: decode into a fresh value.
 func decodeEpochFast(body []byte, v *EpochRequest) bool {
-	ok, _ := decodeEpochFastEpoch(body, v)
+	ok, _ := decodeEpochFastEpoch(body, v, math.MaxInt)
 	return ok
 }
 
 // decodeEpochFastEpoch is decodeEpochFast that also reports whether the
 // body holds an epoch number (not absent, not null), which encoding/json
-// cannot tell from 0.
-func decodeEpochFastEpoch(body []byte, v *EpochRequest) (ok, hasEpoch bool) {
+// cannot tell from 0. It gives up at the maxJobs+1st job, so that an
+// oversized list costs no more than the limit (the strict path then
+// refuses it, as soon as it counts past the limit).
+func decodeEpochFastEpoch(body []byte, v *EpochRequest, maxJobs int) (ok, hasEpoch bool) {
 	r := wirejson.NewReader(body)
 	// A top-level null is valid for encoding/json; it is not worth a fast path.
 	if !r.BeginObject() {
 		return false, false
 	}
 	// A job takes about 250 bytes: enough room for all of them at once.
-	hasEpoch = readEpochRequest(&r, v, len(body)/200)
+	hasEpoch = readEpochRequest(&r, v, min(len(body)/200, maxJobs), maxJobs)
 	return r.AtEnd(), hasEpoch
 }
 
@@ -53,7 +56,7 @@ func seen(r *wirejson.Reader, mask *uint32, i uint) {
 
 // readEpochRequest reads the members of an EpochRequest after its '{'.
 // sizeHint is the number of jobs to make room for.
-func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) (hasEpoch bool) {
+func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint, maxJobs int) (hasEpoch bool) {
 	var mask uint32
 	for i := 0; r.NextMember(i); i++ {
 		switch string(r.Key()) {
@@ -122,7 +125,7 @@ func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint int) (hasEpo
 		case "jobs":
 			seen(r, &mask, 12)
 			if r.BeginArray() {
-				v.Jobs = readEpochJobs(r, sizeHint)
+				v.Jobs = readEpochJobs(r, sizeHint, maxJobs)
 			}
 		default:
 			r.Fail()
@@ -263,7 +266,7 @@ func readOMOConfig(r *wirejson.Reader, v *OMOConfig) {
 // readEpochJobs reads the elements of the jobs array after its '[', making
 // room for sizeHint jobs first; an empty array is an empty, non-nil slice,
 // as in encoding/json.
-func readEpochJobs(r *wirejson.Reader, sizeHint int) []EpochJob {
+func readEpochJobs(r *wirejson.Reader, sizeHint, maxJobs int) []EpochJob {
 	jobs := make([]EpochJob, 0, sizeHint)
 	// The jobs' phases and optional numbers are carved from shared
 	// blocks: a few allocations instead of several per job.
@@ -279,6 +282,10 @@ func readEpochJobs(r *wirejson.Reader, sizeHint int) []EpochJob {
 	}
 	var pool, objective string
 	for k := 0; r.NextElement(k); k++ {
+		if k >= maxJobs {
+			r.Fail()
+			break
+		}
 		jobs = append(jobs, EpochJob{})
 		j := &jobs[len(jobs)-1]
 		if !r.BeginObject() {

@@ -508,12 +508,16 @@ func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
 // the request as stored and hashed, so a retry must ask alike.
 func decodeEpochRequest(body []byte, cluster string, explain bool, limits epoch.Limits) (epoch.Checked, *EpochRequest, error) {
 	var wire EpochRequest
-	ok, hasEpoch := decodeEpochFastEpoch(body, &wire)
+	maxJobs, maxNodes, maxTasks := limits.Counts()
+	ok, hasEpoch := decodeEpochFastEpoch(body, &wire, maxJobs)
 	if !ok {
 		// Anything the fast path does not take, errors above all, is
-		// encoding/json's to decode and to explain.
+		// encoding/json's to decode and to explain, after a walk that
+		// refuses what it lets through (case-folded or repeated keys) and
+		// stops at a list over its limit.
 		wire = EpochRequest{}
-		if err := decodeStrict(body, &wire); err != nil {
+		bounds := map[string]int{"jobs": maxJobs, "nodes": maxNodes, "tasks": maxTasks, "completed_tasks": maxTasks}
+		if err := decodeStrictLimited(body, &wire, bounds); err != nil {
 			return epoch.Checked{}, nil, err
 		}
 		// encoding/json reads an absent or null epoch as 0; ask again.

@@ -19,6 +19,10 @@ type metrics struct {
 	solveSeconds   *prometheus.HistogramVec
 	epochJobs      prometheus.Histogram
 	storeSeconds   *prometheus.HistogramVec
+	// inFlight counts the requests being handled; inFlightBytes the body
+	// bytes reserved against Config.InFlightBytes.
+	inFlight      prometheus.Gauge
+	inFlightBytes prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -44,8 +48,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Store call latency by operation and outcome.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"op", "outcome"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "flexd_http_requests_in_flight",
+			Help: "Requests being handled.",
+		}),
+		inFlightBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "flexd_http_body_bytes_in_flight",
+			Help: "Request body bytes reserved against --max-in-flight-bytes (a request without a declared length reserves the whole body limit).",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.requestSeconds, m.solveSeconds, m.epochJobs, m.storeSeconds} {
+	for _, c := range []prometheus.Collector{m.requestSeconds, m.solveSeconds, m.epochJobs, m.storeSeconds, m.inFlight, m.inFlightBytes} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("httpapi: registering metrics: %w", err)
 		}

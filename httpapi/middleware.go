@@ -79,6 +79,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.cfg.Now()
 		ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+		s.metrics.inFlight.Inc()
+		defer s.metrics.inFlight.Dec()
 		defer func() {
 			elapsed := s.cfg.Now().Sub(start)
 			status := ww.Status()
@@ -154,7 +156,11 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 				s.problem(w, r, errBusy)
 				return
 			}
-			defer s.inFlight.Release(n)
+			s.metrics.inFlightBytes.Add(float64(n))
+			defer func() {
+				s.metrics.inFlightBytes.Sub(float64(n))
+				s.inFlight.Release(n)
+			}()
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.BodyLimit)
 		next.ServeHTTP(w, r)

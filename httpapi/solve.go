@@ -156,7 +156,8 @@ type SolveOptions struct {
 // caller errors for a 4xx (use ErrorStatus and ProblemFor to render them).
 func DecodeSolveRequest(body []byte) (solver.Problem, SolveOptions, error) {
 	var req SolveRequest
-	if err := decodeStrict(body, &req); err != nil {
+	// The job list stops at the solver's limit while it is read.
+	if err := decodeStrictLimited(body, &req, map[string]int{"jobs": solver.MaxJobs}); err != nil {
 		return solver.Problem{}, SolveOptions{}, err
 	}
 	return req.Problem()

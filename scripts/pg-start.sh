@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL the way the tests use it: a fresh cluster in
 # a directory of its own, on a free loopback port in 54329-54429, trust auth,
-# durability off (fsync, synchronous_commit, full_page_writes), 300
-# connections. scripts/test.sh sources this file; load measurements run it
+# durability off (fsync, synchronous_commit, full_page_writes; PG_DURABLE=1
+# keeps them on), 300 connections. scripts/test.sh sources this file; load measurements run it
 # directly so they see the same server:
 #
 #   scripts/pg-start.sh DIR [DBNAME]   start in DIR (created if absent), create
@@ -90,16 +90,22 @@ pg_start() {
 	# Durability is pointless for a throwaway database; speed is not.
 	# (So no figure about durability may come from this server: a stopped
 	# one can lose what it acknowledged. flexd's spool fsyncs on its own.)
+	# PG_DURABLE=1 keeps PostgreSQL's durable defaults, for fault tests
+	# that count what a stopped server still holds.
 	# The settings go into the cluster's own configuration, so a paused
 	# server starts again as it was (--resume, pg_outage).
+	local durability=off
+	if [ "${PG_DURABLE:-0}" = 1 ]; then
+		durability=on
+	fi
 	"${as_pg[@]}" tee -a "$pgdata/postgresql.conf" >/dev/null <<-CONF
 		port = $port
 		unix_socket_directories = '$dir'
 		listen_addresses = '127.0.0.1'
 		max_connections = 300
-		fsync = off
-		synchronous_commit = off
-		full_page_writes = off
+		fsync = $durability
+		synchronous_commit = $durability
+		full_page_writes = $durability
 	CONF
 	"${as_pg[@]}" "$pg_bin/pg_ctl" start -D "$pgdata" -l "$dir/postgres.log" -s -w -t 60 ||
 		{ cat "$dir/postgres.log" >&2; pg_log "PostgreSQL did not start"; return 1; }
@@ -144,7 +150,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	set -euo pipefail
 	case "${1:-}" in
 	"" | -h | --help)
-		sed -n '2,18p' "$0" >&2
+		sed -n '2,16p' "$0" >&2
 		exit 2
 		;;
 	--stop)

@@ -53,7 +53,11 @@ func startPrivatePG(t *testing.T) *privatePG {
 		p.script("--stop")
 		os.RemoveAll(dir)
 	})
-	out, err := exec.Command("bash", "../scripts/pg-start.sh", dir, "flexd").Output()
+	// Durable settings: the test counts what the database holds after
+	// it was stopped under load.
+	start := exec.Command("bash", "../scripts/pg-start.sh", dir, "flexd")
+	start.Env = append(os.Environ(), "PG_DURABLE=1")
+	out, err := start.Output()
 	if err != nil {
 		t.Fatalf("starting a private PostgreSQL: %v\n%s", err, exitStderr(err))
 	}
