@@ -24,6 +24,8 @@ const (
 	MaxKMeansIters   = 1000
 	MaxESAMRHistory  = 1000
 	MaxESPLASHLevels = 64
+	// MaxNodeLevel bounds a node's configured level.
+	MaxNodeLevel = 1000
 )
 
 // Speculation is the request's speculation object: which straggler
@@ -271,13 +273,17 @@ func (v *validator) nodes(req Request) map[string]bool {
 		for _, f := range []struct {
 			name string
 			n    int
+			most int
 		}{
-			{"map_slots", n.MapSlots}, {"reduce_slots", n.ReduceSlots}, {"running_map", n.RunningMap},
-			{"running_reduce", n.RunningReduce}, {"map_on_reduce", n.MapOnReduce}, {"reduce_on_map", n.ReduceOnMap},
-			{"level", n.Level},
+			{"map_slots", n.MapSlots, solver.MaxSlots}, {"reduce_slots", n.ReduceSlots, solver.MaxSlots},
+			{"running_map", n.RunningMap, solver.MaxSlots}, {"running_reduce", n.RunningReduce, solver.MaxSlots},
+			{"map_on_reduce", n.MapOnReduce, solver.MaxSlots}, {"reduce_on_map", n.ReduceOnMap, solver.MaxSlots},
+			{"level", n.Level, MaxNodeLevel},
 		} {
-			if f.n < 0 {
-				v.add(-1, path+"."+f.name, "", "must be >= 0, got %d", f.n)
+			// The upper bounds keep sums from wrapping and level-indexed
+			// tables small.
+			if f.n < 0 || f.n > f.most {
+				v.add(-1, path+"."+f.name, "", "must be an integer in [0, %d], got %d", f.most, f.n)
 			}
 		}
 		if n.RunningMap+n.ReduceOnMap > n.MapSlots {

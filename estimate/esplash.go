@@ -42,6 +42,10 @@ func (s *ESPLASHState) clone() *ESPLASHState {
 
 func taskType(job, phase string) string { return job + "/" + phase }
 
+// maxZ caps one attempt's z-score term of the straggler value (D-S6): far
+// beyond any tau, and finite whatever the input.
+const maxZ = 1e6
+
 // cell is one statistics-table entry ST(level, type): mean and
 // standard deviation (floored, D-S5) of completed times.
 type cell struct {
@@ -171,7 +175,9 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 		if c, ok := cellOf(sums[lt{l, typ}]); ok && *a.Progress > 0 {
 			estT := (in.Now - a.Start) / *a.Progress
 			if estT >= c.mu && c.sd > 0 {
-				sv[a.Node] += (estT - c.mu) / c.sd
+				// An absurd elapsed time overflows; the term is capped so
+				// that the straggler value stays a number.
+				sv[a.Node] += math.Min((estT-c.mu)/c.sd, maxZ)
 				term = true
 			}
 		}

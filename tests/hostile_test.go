@@ -19,6 +19,20 @@ const (
 		"jobs": [{"id": "job_1", "submitted": 0, "weight": 1, "deadline": 500,
 			"map": {"min": 1, "max": 8, "pending": 20, "running": 2, "tasks": 30, "avg_task_time": 4},
 			"reduce": {"min": 1, "max": 2, "work": 30, "started": true}}]}`
+	// hostileSpeculation is an epoch with the task-level extension
+	// (straggler advice).
+	hostileSpeculation = `{"epoch": 1, "now": 100, "epoch_length": 3, "slots": {"map": 4, "reduce": 2},
+		"speculation": {"detector": "esplash", "cap": {"min_tasks": 1}, "esamr": {"k": 3}, "esplash": {"levels": 2, "tau": 3}},
+		"explain": true,
+		"nodes": [{"id": "n1", "map_slots": 2, "reduce_slots": 1, "running_map": 1, "level": 1},
+			{"id": "n2", "map_slots": 2, "reduce_slots": 1, "level": 2}],
+		"jobs": [{"id": "job_1", "submitted": 0, "map": {"min": 0, "max": 4, "work": 40, "pending": 2, "running": 1, "tasks": 5, "avg_task_time": 10}}],
+		"tasks": [{"attempt": "a1", "task": "t1", "job": "job_1", "phase": "map", "node": "n1", "start": 60,
+			"progress": 0.2, "stage": "map", "stage_progress": 0.3},
+			{"attempt": "a1b", "task": "t1", "job": "job_1", "phase": "map", "speculative": true, "state": "waiting"}],
+		"completed_tasks": [{"attempt": "a0", "task": "t0", "job": "job_1", "phase": "map", "node": "n2", "start": 10,
+			"finish": 20, "stage_times": [7, 3]}],
+		"finished_jobs": ["job_0"]}`
 	hostileSolve = `{"slots": 10, "now": 0, "objective": "avg_tardiness", "jobs": [
 		{"id": "a", "min": 1, "max": 10, "work": 100, "submitted": 0, "deadline": 20},
 		{"id": "b", "min": 1, "max": 4, "work": 20, "submitted": 0, "deadline": 5, "sla": [{"deadline": 3, "penalty": 1}]}]}`
@@ -42,6 +56,11 @@ var hostileFields = map[string][]string{
 		"jobs.0.id", "jobs.0.submitted", "jobs.0.weight", "jobs.0.deadline", "jobs.0.map.min", "jobs.0.map.max",
 		"jobs.0.map.pending", "jobs.0.map.tasks", "jobs.0.map.avg_task_time", "jobs.0.map.running_elapsed",
 		"jobs.0.reduce.work", "jobs.0.reduce.started", "jobs"},
+	hostileSpeculation: {"speculation.detector", "speculation.cap.min_tasks", "speculation.esamr.k", "speculation.esamr.basis",
+		"speculation.esplash.tau", "speculation.esplash.levels", "explain", "nodes.0.id", "nodes.0.map_slots", "nodes.0.level",
+		"nodes.1.running_map", "tasks.0.attempt", "tasks.0.node", "tasks.0.start", "tasks.0.progress", "tasks.0.stage",
+		"tasks.0.stage_progress", "tasks.0.progress_rate", "tasks.1.state", "completed_tasks.0.stage_times",
+		"completed_tasks.0.finish", "finished_jobs", "nodes", "tasks"},
 	hostileSolve: {"slots", "now", "objective", "policy", "effort", "jobs.0.id", "jobs.0.min", "jobs.0.max",
 		"jobs.0.work", "jobs.1.sla.0.deadline", "jobs.1.sla.0.penalty", "jobs"},
 }
@@ -81,8 +100,8 @@ func hostileCorpus(t *testing.T) []hostileRequest {
 	var out []hostileRequest
 	epochNo := 100
 	for base, fields := range hostileFields {
-		path := "/v1/solve"
-		if base == hostileEpoch {
+		path, isEpoch := "/v1/solve", base != hostileSolve
+		if isEpoch {
 			path = "/v1/clusters/hostile/epochs"
 		}
 		for _, f := range fields {
@@ -91,7 +110,7 @@ func hostileCorpus(t *testing.T) []hostileRequest {
 				if err := json.Unmarshal([]byte(base), &v); err != nil {
 					t.Fatal(err)
 				}
-				if base == hostileEpoch && f != "epoch" {
+				if isEpoch && f != "epoch" {
 					epochNo++
 					setPath(v, []string{"epoch"}, epochNo)
 				}
@@ -127,7 +146,7 @@ func hostileCorpus(t *testing.T) []hostileRequest {
 	return out
 }
 
-// TestHostileCorpus runs a few hundred hostile requests against flexd on
+// TestHostileCorpus runs over a thousand hostile requests against flexd on
 // PostgreSQL (issue 16): none may be answered 5xx, and every refusal must
 // say why (a problem with a detail, and the field when it names one).
 func TestHostileCorpus(t *testing.T) {
@@ -169,4 +188,33 @@ func TestHostileCorpus(t *testing.T) {
 		}
 	}
 	t.Logf("%d hostile requests: statuses %v", len(corpus), statuses)
+}
+
+// FuzzEpochPostgres feeds arbitrary bodies to the epoch endpoint of flexd
+// on PostgreSQL (the memory store's twin is httpapi's FuzzEpochDecode):
+// whatever the body, the answer is never a 5xx. go test runs its seeds
+// (the hostile bodies) in CI; `bash scripts/test.sh -run '^$' -fuzz
+// FuzzEpochPostgres -fuzztime 10m ./tests/` is the long run.
+func FuzzEpochPostgres(f *testing.F) {
+	for _, seed := range []string{hostileEpoch, hostileSpeculation, hostileSolve, `{}`, `{"epoch": -1}`} {
+		f.Add([]byte(seed))
+	}
+	srv := startFlexd(f, pgtest.NewPool(f), nil)
+	client := srv.http.Client()
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.http.URL+"/v1/clusters/fuzz/epochs", strings.NewReader(string(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode >= 500 {
+			t.Fatalf("status %d for %q: %s", res.StatusCode, body, b)
+		}
+	})
 }
