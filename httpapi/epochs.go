@@ -736,8 +736,9 @@ func (s *Server) listEpochs(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, r, http.StatusOK, "application/json", page)
 }
 
-// ExportWriteTimeout is how long one line of the epochs.jsonl export may
-// take to reach a slow reader before the stream is cut (issue 16, item 3).
+// ExportWriteTimeout is the default of Config.ExportWriteTimeout: how long
+// one line of the epochs.jsonl export may take to reach a slow reader
+// before the stream is cut (issue 16, item 3).
 const ExportWriteTimeout = 30 * time.Second
 
 // DefaultPageSize is the page size of GET .../epochs without limit.
@@ -869,7 +870,7 @@ func (s *Server) exportEpochs(w http.ResponseWriter, r *http.Request) {
 		// The export is exempt from the request timeout (it may be long),
 		// but each line must leave within ExportWriteTimeout: a reader that
 		// stops reading would otherwise pin the stream's memory for ever.
-		if err := rc.SetWriteDeadline(time.Now().Add(ExportWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		if err := rc.SetWriteDeadline(time.Now().Add(s.cfg.ExportWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
 			return errClientGone
 		}
 		if _, err := w.Write(append(line, '\n')); err != nil {
@@ -886,6 +887,9 @@ func (s *Server) exportEpochs(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/jsonl")
 		w.WriteHeader(http.StatusOK)
 	case errors.Is(err, errClientGone):
+		// Abort: net/http closes the connection rather than flush the
+		// rest of the response to a reader that stopped reading.
+		panic(http.ErrAbortHandler)
 	case err != nil && !wrote:
 		s.problem(w, r, fmt.Errorf("exporting epochs of %s: %w", cluster, err))
 	case err != nil:

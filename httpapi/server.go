@@ -101,6 +101,10 @@ type Config struct {
 	// RequestTimeout bounds a request's context (streams excepted); 0 means
 	// 30 seconds.
 	RequestTimeout time.Duration
+	// ExportWriteTimeout bounds how long one line of the epochs.jsonl
+	// export may take to leave (a reader that stops reading is cut off);
+	// 0 means ExportWriteTimeout.
+	ExportWriteTimeout time.Duration
 	// RateLimit is requests per second allowed per token (or for all
 	// anonymous callers together when auth is off); 0 means 50, negative
 	// disables rate limiting. RateBurst is the bucket size; 0 means
@@ -169,6 +173,7 @@ func New(cfg Config) (*Server, error) {
 	cfg.Logger = cmp.Or(cfg.Logger, slog.Default())
 	cfg.BodyLimit = cmp.Or(cfg.BodyLimit, DefaultBodyLimit)
 	cfg.InFlightBytes = cmp.Or(cfg.InFlightBytes, 2*cfg.BodyLimit)
+	cfg.ExportWriteTimeout = cmp.Or(cfg.ExportWriteTimeout, ExportWriteTimeout)
 	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, 30*time.Second)
 	cfg.RateLimit = cmp.Or(cfg.RateLimit, 50)
 	cfg.AuthLookupRate = cmp.Or(cfg.AuthLookupRate, 10)
