@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/flexd/flexd/estimate"
-	"github.com/flexd/flexd/sim/cluster"
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/sim/cluster"
 )
 
 // The scenarios of estimate-and-advice.md sections 3.5 and 4.5.
