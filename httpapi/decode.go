@@ -41,8 +41,9 @@ func decodeStrictLimited(body []byte, v any, maxItems map[string]int) error {
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
+		off := dec.InputOffset()
 		if _, terr := dec.Token(); terr != io.EOF {
-			return &apiError{status: http.StatusBadRequest, detail: "malformed JSON: data after the top-level value"}
+			return &apiError{status: http.StatusBadRequest, detail: fmt.Sprintf("malformed JSON at byte %d: data after the top-level value", off)}
 		}
 		return nil
 	}

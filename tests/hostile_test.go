@@ -181,9 +181,20 @@ func TestHostileCorpus(t *testing.T) {
 		if res.StatusCode >= 400 {
 			var p struct {
 				Detail string `json:"detail"`
+				Fields []struct {
+					Field string `json:"field"`
+				} `json:"errors"`
 			}
 			if json.Unmarshal(b, &p) != nil || p.Detail == "" {
 				t.Errorf("%s %s answered %d without a problem detail: %.200s", h.method, h.path, res.StatusCode, b)
+				continue
+			}
+			// A refused body names what is wrong in it: a field, or
+			// the byte where the JSON breaks (or says it is empty).
+			located := len(p.Fields) > 0 && p.Fields[0].Field != "" || strings.Contains(p.Detail, "byte") ||
+				strings.Contains(p.Detail, "empty") || strings.Contains(p.Detail, "ends in the middle")
+			if (res.StatusCode == 400 || res.StatusCode == 422) && h.method == "POST" && !located {
+				t.Errorf("%s %s answered %d naming neither a field nor a byte offset: %.300s\nbody: %.200s", h.method, h.path, res.StatusCode, b, h.body)
 			}
 		}
 	}
