@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flexd/flexd/store/pgtest"
 )
@@ -157,6 +158,10 @@ func TestHostileCorpus(t *testing.T) {
 	}
 	client := f.http.Client()
 	statuses := map[int]int{}
+	// The slowest answer is reported, not asserted (no timed assertions):
+	// issue 16 wants none over 5 s.
+	var slowest time.Duration
+	var slowestReq hostileRequest
 	for _, h := range corpus {
 		var body io.Reader
 		if h.body != "" {
@@ -167,12 +172,16 @@ func TestHostileCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
 		res, err := client.Do(req)
 		if err != nil {
 			t.Fatalf("%s %s: %v", h.method, h.path, err)
 		}
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
+		if d := time.Since(start); d > slowest {
+			slowest, slowestReq = d, h
+		}
 		statuses[res.StatusCode]++
 		if res.StatusCode >= 500 {
 			t.Errorf("%s %s answered %d: %s\nbody: %.300s", h.method, h.path, res.StatusCode, b, h.body)
@@ -198,7 +207,7 @@ func TestHostileCorpus(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d hostile requests: statuses %v", len(corpus), statuses)
+	t.Logf("%d hostile requests: statuses %v; the slowest took %v (%s %s)", len(corpus), statuses, slowest, slowestReq.method, slowestReq.path)
 }
 
 // FuzzEpochPostgres feeds arbitrary bodies to the epoch endpoint of flexd
