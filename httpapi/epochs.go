@@ -328,6 +328,7 @@ func clusterParam(r *http.Request) (string, error) {
 //	@Failure		404		{object}	Problem
 //	@Failure		409		{object}	Problem	"epoch stored with a different body, or below the latest"
 //	@Failure		413		{object}	Problem
+//	@Failure		415		{object}	Problem	"Content-Type not JSON, or a compressed body"
 //	@Failure		422		{object}	Problem
 //	@Failure		429		{object}	Problem
 //	@Failure		503		{object}	Problem

@@ -19,6 +19,7 @@ import (
 //	@Failure		400		{object}	Problem	"malformed JSON, unknown field or wrong type"
 //	@Failure		401		{object}	Problem
 //	@Failure		413		{object}	Problem	"body over the limit"
+//	@Failure		415		{object}	Problem	"Content-Type not JSON, or a compressed body"
 //	@Failure		422		{object}	Problem	"a rule is broken; every problem listed"
 //	@Failure		429		{object}	Problem
 //	@Failure		503		{object}	Problem
