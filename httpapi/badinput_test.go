@@ -334,3 +334,31 @@ func TestContentTypeRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochTimeoutNotRecomputed: an epoch whose decision ran out of time
+// is answered 504 once; the same body again is refused at once with a 422
+// naming the policy instead of spending the timeout again, and another
+// body for that epoch is decided (issue 16, item 7).
+func TestEpochTimeoutNotRecomputed(t *testing.T) {
+	// Long enough for the store, far too short for 10! orders.
+	e := newEnv(t, func(c *httpapi.Config) { c.RequestTimeout = 100 * time.Millisecond })
+	var jobs []string
+	for i := range 10 {
+		jobs = append(jobs, fmt.Sprintf(`{"id": "j%d", "submitted": 0, "map": {"min": 0, "max": 10, "work": %d}}`, i, 100+37*i))
+	}
+	body := func(policy string) string {
+		return fmt.Sprintf(`{"epoch": 1, "now": 0, "epoch_length": 1, "policy": %q, "slots": {"map": 10, "reduce": 1}, "jobs": [%s]}`,
+			policy, strings.Join(jobs, ","))
+	}
+	if res := e.post("/v1/clusters/c1/epochs", "", body("optimal")); res.status != http.StatusGatewayTimeout {
+		t.Fatalf("first: %d %s, want 504", res.status, res.body)
+	}
+	res := e.post("/v1/clusters/c1/epochs", "", body("optimal"))
+	if res.status != http.StatusUnprocessableEntity || !strings.Contains(string(res.body), `"field":"policy"`) {
+		t.Errorf("retry: %d %s, want 422 naming policy", res.status, res.body)
+	}
+	e2 := newEnv(t, nil) // the fast policy within a real timeout
+	if res := e2.post("/v1/clusters/c1/epochs", "", body("flex")); res.status != http.StatusOK {
+		t.Errorf("flex: %d %s", res.status, res.body)
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -370,6 +372,13 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 	}
 	sum := sha256.Sum256(canonical)
 	hash := hex.EncodeToString(sum[:])
+	timeoutKey := fmt.Sprintf("%s/%d/%s", cluster, req.Epoch, hash)
+	if s.timedOut.has(timeoutKey) {
+		// Deciding it again would run out of time again: refuse at once
+		// rather than spend the timeout on every retry.
+		s.problem(w, r, errTimedOutBefore)
+		return
+	}
 
 	for attempt := 0; ; attempt++ {
 		// One read gives the state to decide from and shows an idempotent
@@ -393,6 +402,9 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		}
 		resp, next, err := s.decide(r.Context().Done(), cluster, checked, prevState)
 		if err != nil {
+			if errors.Is(err, solver.ErrCanceled) || errors.Is(err, context.DeadlineExceeded) {
+				s.timedOut.add(timeoutKey)
+			}
 			s.problem(w, r, err)
 			return
 		}
@@ -898,6 +910,38 @@ func (s *Server) exportEpochs(w http.ResponseWriter, r *http.Request) {
 		// (the client sees a truncated last line) and log it.
 		s.log.ErrorContext(ctx, "exporting epochs", "request_id", requestIDFrom(ctx), "cluster", cluster, "error", err)
 	}
+}
+
+// errTimedOutBefore refuses an epoch whose same body already ran out of
+// time (issue 16, item 7): 422, since only another request can succeed.
+var errTimedOutBefore = &apiError{status: http.StatusUnprocessableEntity,
+	detail: "this epoch, with this very body, could not be decided within the server's request timeout before; it would not be now",
+	fields: []FieldProblem{{Field: "policy", Message: "too slow for this epoch within the request timeout: choose a faster policy (flex) or a lower effort"}}}
+
+// timedOutSet remembers (cluster, epoch, body hash) keys of decisions that
+// ran out of time; it holds at most timedOutCap keys and is emptied when
+// full, which bounds memory whatever callers send.
+type timedOutSet struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+// timedOutCap bounds timedOutSet.
+const timedOutCap = 4096
+
+func (t *timedOutSet) has(key string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.keys[key]
+}
+
+func (t *timedOutSet) add(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.keys == nil || len(t.keys) >= timedOutCap {
+		t.keys = map[string]bool{}
+	}
+	t.keys[key] = true
 }
 
 // errClientGone stops an export whose client stopped reading.

@@ -140,6 +140,8 @@ type Config struct {
 
 // Server serves the flexd API. Create it with New; it is an http.Handler.
 type Server struct {
+	// timedOut remembers the epochs whose decision ran out of time.
+	timedOut timedOutSet
 	cfg      Config
 	log      *slog.Logger
 	store    Store
