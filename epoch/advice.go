@@ -36,7 +36,7 @@ func adviceInput(req Request, dec Decision) estimate.AdviceInput {
 	}
 	for i, j := range req.Jobs {
 		a := dec.Allocations[i]
-		in.Jobs[i] = estimate.JobStatus{ID: j.ID, Submitted: j.Submitted, Map: counts(j.Map, a.Map), Reduce: counts(j.Reduce, a.Reduce)}
+		in.Jobs[i] = estimate.JobStatus{ID: j.ID, Pool: j.Pool, Submitted: j.Submitted, Map: counts(j.Map, a.Map), Reduce: counts(j.Reduce, a.Reduce)}
 	}
 	for i, n := range req.Nodes {
 		in.Nodes[i] = estimate.Node{ID: n.ID, MapSlots: n.MapSlots, ReduceSlots: n.ReduceSlots, Level: n.Level}

@@ -37,6 +37,17 @@ type Speculation struct {
 	Cap      SpeculationCap
 	ESAMR    ESAMRParams
 	ESPLASH  ESPLASHParams
+	SEPB     SEPBParams
+}
+
+// SEPBParams are SEPB's (DynamicMR Algorithm 3) settings; nil pointers
+// mean the defaults.
+type SEPBParams struct {
+	Enabled     bool
+	JobsChecked *float64
+	// Scope is cluster (or empty) or pool.
+	Scope      string
+	KillFactor *float64
 }
 
 // SpeculationCap is Hadoop's speculative cap (D-G2).
@@ -129,6 +140,13 @@ func (s Speculation) config(explain bool) estimate.SpeculationConfig {
 	setFloat(&p.PRCap, s.ESPLASH.PRCap)
 	if s.ESPLASH.Progress != "" {
 		p.Progress = s.ESPLASH.Progress
+	}
+	b := &cfg.SEPB
+	b.Enabled = s.SEPB.Enabled
+	setFloat(&b.JobsChecked, s.SEPB.JobsChecked)
+	setFloat(&b.KillFactor, s.SEPB.KillFactor)
+	if s.SEPB.Scope != "" {
+		b.Scope = s.SEPB.Scope
 	}
 	cfg.Explain = explain
 	return cfg
@@ -420,6 +438,17 @@ func (v *validator) speculationParams(s Speculation) {
 		if r.p != nil && (*r.p < r.least || *r.p > r.most) {
 			v.add(-1, r.field, "", "must be an integer in [%d, %d], got %d", r.least, r.most, *r.p)
 		}
+	}
+	if p := s.SEPB.JobsChecked; p != nil && (!finite(*p) || *p < 0 || *p > 1) {
+		v.add(-1, "speculation.sepb.jobs_checked", "", "must be a number in [0, 1], got %v", *p)
+	}
+	if k := s.SEPB.KillFactor; k != nil && (!finite(*k) || (*k != 0 && *k < 1)) {
+		v.add(-1, "speculation.sepb.kill_factor", "", "must be 0 (off) or a finite number >= 1, got %v", *k)
+	}
+	switch s.SEPB.Scope {
+	case "", estimate.ScopeCluster, estimate.ScopePool:
+	default:
+		v.add(-1, "speculation.sepb.scope", "", "unknown scope %q; one of cluster, pool", s.SEPB.Scope)
 	}
 	switch s.ESAMR.Basis {
 	case "", estimate.BasisExecutionTime, estimate.BasisTimeToEnd:

@@ -140,12 +140,41 @@ type ESPLASHConfig struct {
 	Progress string `json:"progress"`
 }
 
+// SEPBConfig is DynamicMR's Speculative Execution Performance Balancing
+// (seed 000 Algorithm 3): backups only where the checked jobs have no
+// pending task, and the kill heuristic.
+type SEPBConfig struct {
+	Enabled bool `json:"enabled"`
+	// JobsChecked is the share of the runnable jobs checked for pending
+	// tasks, in [0, 1] (percentageOfJobsCheckedForPendingTasks; 0 is plain
+	// speculation).
+	JobsChecked float64 `json:"jobs_checked"`
+	// Scope is ScopeCluster (GlobalLevel) or ScopePool (PoolLevel).
+	Scope string `json:"scope"`
+	// KillFactor kills an attempt that has run longer than this many times
+	// its (job, phase)'s mean task time; 0 switches it off (D-B5).
+	KillFactor float64 `json:"kill_factor"`
+}
+
+// The scopes of SEPB's check (seed 000 Table 2).
+const (
+	ScopeCluster = "cluster"
+	ScopePool    = "pool"
+)
+
+// SEPB's defaults (D-B2, D-B5).
+const (
+	DefaultJobsChecked = 0.8
+	DefaultKillFactor  = 2.0
+)
+
 // SpeculationConfig is the epoch's speculation object, defaults applied.
 type SpeculationConfig struct {
 	Detector Detector
 	Cap      Cap
 	ESAMR    ESAMRConfig
 	ESPLASH  ESPLASHConfig
+	SEPB     SEPBConfig
 	// Explain asks for Advice.Tasks, the per-attempt detail.
 	Explain bool
 }
@@ -160,6 +189,7 @@ func DefaultSpeculationConfig() SpeculationConfig {
 			MaxIters: DefaultMaxIters, History: DefaultHistory, Basis: BasisExecutionTime},
 		ESPLASH: ESPLASHConfig{Levels: DefaultLevels, Tau: DefaultTau, SigmaFloor: DefaultSigmaFloor,
 			PRCap: DefaultPRCap, Progress: ProgressHadoop},
+		SEPB: SEPBConfig{JobsChecked: DefaultJobsChecked, Scope: ScopeCluster, KillFactor: DefaultKillFactor},
 	}
 }
 
@@ -220,6 +250,7 @@ type PhaseCounts struct {
 // JobStatus is one active job as the detectors see it.
 type JobStatus struct {
 	ID        string
+	Pool      string
 	Submitted float64
 	// Map and Reduce are nil when the job has no part in the phase.
 	Map, Reduce *PhaseCounts

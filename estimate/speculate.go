@@ -50,6 +50,9 @@ func Advise(in AdviceInput, cfg SpeculationConfig, prev State) (Advice, State) {
 		return adv, prev
 	}
 	admit(in, cfg.Cap, cands, &adv)
+	if cfg.SEPB.Enabled {
+		sepb(in, cfg.SEPB, &adv)
+	}
 	return adv, next
 }
 

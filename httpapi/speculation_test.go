@@ -199,3 +199,55 @@ func BenchmarkEpochSpeculation(b *testing.B) {
 		})
 	}
 }
+
+// sepbEpoch is cases B1 and B2 as an epoch: 20 map slots, 17 map attempts
+// running over five jobs (J1 and J3 with 2 and 1 maps pending), J5's
+// attempt J5-0 at progress 0.2 after 95 s where its maps average 40 s:
+// YARN's speculator wants a backup of it.
+func sepbEpoch(checked float64) string {
+	type job struct {
+		id               string
+		pending, running int
+		avg              float64
+	}
+	var jobs, tasks []string
+	for _, j := range []job{{"J5", 0, 2, 40}, {"J1", 2, 5, 40}, {"J2", 0, 4, 40}, {"J3", 1, 3, 40}, {"J4", 0, 3, 40}} {
+		jobs = append(jobs, fmt.Sprintf(`{"id": %q, "submitted": 0, "map": {"min": 0, "max": %d, "pending": %d, "running": %d, "tasks": 10, "avg_task_time": %g}}`,
+			j.id, j.pending+j.running, j.pending, j.running, j.avg))
+		for k := range j.running {
+			start, pg := 990.0, 0.5
+			if j.id == "J5" && k == 0 {
+				start, pg = 905, 0.2
+			}
+			tasks = append(tasks, fmt.Sprintf(`{"attempt": "%s-%d", "task": "t%s-%d", "job": %q, "phase": "map", "node": "n1", "start": %g, "progress": %g}`,
+				j.id, k, j.id, k, j.id, start, pg))
+		}
+	}
+	return fmt.Sprintf(`{"epoch": 1, "now": 1000, "epoch_length": 3, "slots": {"map": 20, "reduce": 2},
+		"estimate": {"work": "extrapolate"},
+		"speculation": {"detector": "yarn_default", "sepb": {"enabled": true, "jobs_checked": %g}},
+		"jobs": [%s], "tasks": [%s]}`, checked, strings.Join(jobs, ","), strings.Join(tasks, ","))
+}
+
+// TestSEPBHTTP: cases B1 and B2 through the server: checking no job, the
+// backup is launched; checking all, it is deferred for J1's and J3's
+// pending maps and the 95 s attempt is killed (twice its job's mean).
+func TestSEPBHTTP(t *testing.T) {
+	e := newEnv(t, nil)
+	for i, tc := range []struct {
+		checked float64
+		want    string
+	}{
+		{0, `"speculate":[{"job":"J5","task":"tJ5-0","attempt":"J5-0","phase":"map","node":"n1","reason":"yarn_benefit","time_to_end":380}],"deferred":[],"cancel":[]`},
+		{1, `"speculate":[],"deferred":[{"job":"J5","task":"tJ5-0","attempt":"J5-0","phase":"map","node":"n1","reason":"pending_tasks","pending_jobs":["J1","J3"]}],` +
+			`"kill":[{"job":"J5","task":"tJ5-0","attempt":"J5-0","phase":"map","node":"n1","reason":"twice_mean","elapsed":95,"mean":40}],"cancel":[]`},
+	} {
+		res := e.post(fmt.Sprintf("/v1/clusters/s%d/epochs", i), "", sepbEpoch(tc.checked))
+		if res.status != http.StatusOK {
+			t.Fatalf("jobs_checked %v: %d %s", tc.checked, res.status, res.body)
+		}
+		if !strings.Contains(string(res.body), tc.want) {
+			t.Errorf("jobs_checked %v: the answer lacks\n%s\nin\n%s", tc.checked, tc.want, res.body)
+		}
+	}
+}

@@ -20,6 +20,22 @@ type SpeculationConfig struct {
 	Cap      *SpeculationCap `json:"cap,omitempty"`
 	ESAMR    *ESAMRParams    `json:"esamr,omitempty"`
 	ESPLASH  *ESPLASHParams  `json:"esplash,omitempty"`
+	SEPB     *SEPBParams     `json:"sepb,omitempty"`
+}
+
+// SEPBParams are DynamicMR's SEPB settings: a backup takes an idle slot
+// only once the checked jobs' pending tasks have theirs.
+type SEPBParams struct {
+	Enabled bool `json:"enabled" example:"true"`
+	// JobsChecked is the share of runnable jobs checked for pending tasks,
+	// in [0, 1] (default 0.8; 0 is plain speculation).
+	JobsChecked *float64 `json:"jobs_checked,omitempty" example:"0.8" minimum:"0" maximum:"1"`
+	// Scope is cluster (default) or pool: the jobs checked are the
+	// candidate's pool's.
+	Scope string `json:"scope,omitempty" example:"cluster" enums:"cluster,pool"`
+	// KillFactor kills an attempt running longer than this many times its
+	// job's mean task time (default 2; 0 off).
+	KillFactor *float64 `json:"kill_factor,omitempty" example:"2"`
 }
 
 // SpeculationCap is Hadoop's speculative cap per (job, phase): running
@@ -135,6 +151,9 @@ func (w *EpochRequest) taskStateDomain(req *epoch.Request) {
 		}
 		if e := s.ESPLASH; e != nil {
 			ds.ESPLASH = epoch.ESPLASHParams{Levels: e.Levels, Tau: e.Tau, SigmaFloor: e.SigmaFloor, PRCap: e.PRCap, Progress: e.Progress}
+		}
+		if b := s.SEPB; b != nil {
+			ds.SEPB = epoch.SEPBParams{Enabled: b.Enabled, JobsChecked: b.JobsChecked, Scope: b.Scope, KillFactor: b.KillFactor}
 		}
 		req.Speculation = ds
 	}
