@@ -70,8 +70,11 @@ func sepb(in AdviceInput, c SEPBConfig, adv *Advice) {
 			pending, waiting := checked(s.Job)
 			switch {
 			case idle <= 0:
+				// pending_jobs is said here too (D-B9): with none, Algorithm
+				// 3 would give the next slot that frees to this backup, and
+				// a shim may hold it for that slot; with some, to them.
 				adv.Deferred = append(adv.Deferred, Deferred{Job: s.Job, Task: s.Task, Attempt: s.Attempt, Phase: s.Phase,
-					Node: s.Node, Reason: ReasonNoIdleSlot})
+					Node: s.Node, Reason: ReasonNoIdleSlot, PendingJobs: waiting})
 			case idle-pending <= 0:
 				adv.Deferred = append(adv.Deferred, Deferred{Job: s.Job, Task: s.Task, Attempt: s.Attempt, Phase: s.Phase,
 					Node: s.Node, Reason: ReasonPendingTasks, PendingJobs: waiting})

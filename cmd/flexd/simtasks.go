@@ -42,6 +42,8 @@ func newSimulateTasksCmd() *cobra.Command {
 			"--scenario esplash: 8 nodes in 4 levels, 8 mixed jobs: no straggler, a node slowed\n" +
 			"(level 1, level 4), a node slowed then down; makespan, increased makespan and\n" +
 			"the backups each detector launched, averaged over --seeds seeds.\n" +
+			"--scenario sepb: DynamicMR's SEPB over LATE on 9 slaves, 5, 10 and 20 PUMA jobs,\n" +
+			"jobs_checked swept from off to 1, averaged over --seeds seeds.\n" +
 			"--scenario flex42: FLEX 4.2's cluster workload at task level, FLEX told the true\n" +
 			"work against FLEX on flexd's extrapolation (and FAIR), over slack and task-time CV.\n" +
 			"docs/speculation.md has the figures and what they show.",
@@ -55,10 +57,10 @@ func newSimulateTasksCmd() *cobra.Command {
 	fl.StringVar(&f.scenario, "scenario", tasksim.ScenarioESPLASH, "scenario: "+strings.Join(tasksim.Scenarios(), "|"))
 	fl.StringSliceVar(&f.detectors, "detectors", nil, "comma-separated detectors: none|late|yarn_default|esamr|esplash (default: esamr: late,esamr; esplash: none,yarn_default,esplash)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the task times (the first, with --seeds)")
-	fl.IntVar(&f.seeds, "seeds", 1, "esplash: average over this many seeds from --seed")
+	fl.IntVar(&f.seeds, "seeds", 1, "esplash, sepb: average over this many seeds from --seed")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
 	fl.StringVar(&f.basis, "esamr-basis", "", "esamr: what late and esamr compare a slow attempt on, execution_time (default) or time_to_end (Algorithm 4 as printed)")
-	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3)")
+	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3; sepb: 10 jobs at 0.8)")
 	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
 	return cmd
 }
@@ -95,6 +97,12 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	var first tasksim.Config
 	title := ""
 	switch f.scenario {
+	case tasksim.ScenarioSEPB:
+		var err error
+		if first, err = tasksim.SEPBConfig(10, 0.8, f.seed); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("SEPB scenario, 10 jobs, LATE with SEPB at jobs_checked 0.8, seed %d", f.seed)
 	case tasksim.ScenarioFLEX42:
 		var err error
 		if first, err = tasksim.FLEX42Config("flex", false, 0.75, 1, 0.3, f.seed); err != nil {
@@ -131,6 +139,17 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if f.scenario == tasksim.ScenarioSEPB {
+		seeds := make([]uint64, f.seeds)
+		for i := range seeds {
+			seeds[i] = f.seed + uint64(i)
+		}
+		rows, err := tasksim.CompareSEPB([]int{5, 10, 20}, []float64{-1, 0, 0.2, 0.4, 0.6, 0.8, 1}, seeds)
+		if err != nil {
+			return err
+		}
+		return tasksim.WriteSEPB(out, f.format, rows)
+	}
 	if f.scenario == tasksim.ScenarioFLEX42 {
 		rows, err := tasksim.CompareFLEX42(f.seed, []float64{0.15, 0.35, 0.55, 0.75, 0.95}, []float64{0, 0.3, 1})
 		if err != nil {

@@ -230,3 +230,66 @@ func CompareFLEX42(seed uint64, slacks, cvs []float64) ([]FLEX42Row, error) {
 	}
 	return rows, nil
 }
+
+// SEPBRow is one cell of section 5.5's sweep, averaged over seeds.
+type SEPBRow struct {
+	Jobs        int     `json:"jobs"`
+	JobsChecked float64 `json:"jobs_checked"`
+	Makespan    float64 `json:"makespan"`
+	// Speedup is the makespan with SEPB off (LATE alone, the first
+	// setting run) over this one's, less 1.
+	Speedup float64 `json:"speedup"`
+	Backups float64 `json:"backups_created"`
+	Killed  float64 `json:"backups_killed"`
+	Wasted  float64 `json:"killed_backup_seconds"`
+	// KilledSlow counts attempts SEPB's heuristic killed.
+	KilledSlow float64 `json:"attempts_killed_slow"`
+	// Slower lists, at the first seed, the jobs that finish later than
+	// with SEPB off (the paper's Fig. 6(b)).
+	Slower []string `json:"slower_jobs_seed1"`
+	Seeds  int      `json:"seeds"`
+}
+
+// CompareSEPB sweeps jobs_checked for each job count, over the seeds; the
+// first setting is the base the others are compared with (pass -1, SEPB
+// off, first).
+func CompareSEPB(jobCounts []int, checked []float64, seeds []uint64) ([]SEPBRow, error) {
+	var rows []SEPBRow
+	for _, n := range jobCounts {
+		base := map[uint64]Report{}
+		for _, p := range checked {
+			// A negative jobs_checked is SEPB off: plain LATE, the base.
+			row := SEPBRow{Jobs: n, JobsChecked: p, Seeds: len(seeds), Slower: []string{}}
+			k := 1 / float64(len(seeds))
+			for _, seed := range seeds {
+				cfg, err := SEPBConfig(n, p, seed)
+				if err != nil {
+					return nil, err
+				}
+				rep, err := Run(cfg)
+				if err != nil {
+					return nil, fmt.Errorf("sepb, %d jobs, jobs_checked %v, seed %d: %w", n, p, seed, err)
+				}
+				if _, ok := base[seed]; !ok {
+					base[seed] = rep
+				}
+				s := rep.Speculation
+				row.Makespan += k * rep.Makespan
+				row.Speedup += k * (base[seed].Makespan/rep.Makespan - 1)
+				row.Backups += k * float64(s.Created)
+				row.Killed += k * float64(s.Killed)
+				row.Wasted += k * s.WastedSeconds
+				row.KilledSlow += k * float64(s.KilledSlow)
+				if seed == seeds[0] {
+					for i, o := range rep.Jobs {
+						if b := base[seed].Jobs[i]; o.Completion > b.Completion+1e-9 {
+							row.Slower = append(row.Slower, o.ID)
+						}
+					}
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}

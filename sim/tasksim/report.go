@@ -71,3 +71,21 @@ func WriteFLEX42(w io.Writer, format string, rows []FLEX42Row) error {
 	}
 	return nil
 }
+
+// WriteSEPB writes SEPB's sweep: a Markdown table, or JSON.
+func WriteSEPB(w io.Writer, format string, rows []SEPBRow) error {
+	if format == "json" {
+		return writeJSON(w, rows)
+	}
+	fmt.Fprintln(w, "| jobs | jobs_checked | makespan (s) | speedup over LATE | backups created / killed | killed backups' run time (s) | attempts killed as slow | jobs slower than with LATE alone (first seed) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		checked := fmt.Sprintf("%.1f", r.JobsChecked)
+		if r.JobsChecked < 0 {
+			checked = "off (LATE)"
+		}
+		fmt.Fprintf(w, "| %d | %s | %.0f | %+.1f%% | %.1f / %.1f | %.0f | %.1f | %s |\n",
+			r.Jobs, checked, r.Makespan, 100*r.Speedup, r.Backups, r.Killed, r.Wasted, r.KilledSlow, strings.Join(r.Slower, " "))
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package tasksim
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/flexd/flexd/estimate"
 	"github.com/flexd/flexd/httpapi"
@@ -15,7 +16,7 @@ const (
 )
 
 // Scenarios lists the scenario names.
-func Scenarios() []string { return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42} }
+func Scenarios() []string { return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42, ScenarioSEPB} }
 
 // wordCount and sortJob are ESAMR's two jobs at size gb, with the true
 // stage weights of section 3.5: WordCount's are ESAMR Table II's "real"
@@ -231,4 +232,76 @@ func FLEX42Config(policy string, oracle bool, slack, sigma, cv float64, seed uin
 	}
 	return Config{Nodes: nodes, Jobs: jobs, Seed: seed, TaskCV: cv, Policy: policy, Oracle: oracle,
 		MinShare: 1 - slack, Epoch: 10, Step: 0.5}, nil
+}
+
+// ScenarioSEPB is DynamicMR's SEPB evaluation (section 5.5).
+const ScenarioSEPB = "sepb"
+
+// pumaJobs is DynamicMR's Table 3 (seed 000): the benchmarks of J1-J30.
+var pumaJobs = []string{
+	"wordcount", "sort", "grep", "invertedindex", "classification", "histogrammovies", "histogramratings", "sequencecount", "selfjoin", "classification",
+	"wordcount", "invertedindex", "sequencecount", "selfjoin", "histogrammovies", "sort", "histogramratings", "grep", "invertedindex", "histogramratings",
+	"classification", "selfjoin", "grep", "invertedindex", "sequencecount", "sort", "wordcount", "histogramratings", "classification", "sequencecount",
+}
+
+// pumaProfile is a synthetic profile per PUMA benchmark (D-B8: the main
+// paper's Table 3 has the sizes, the seeds do not): maps, map time,
+// reduces, reduce time.
+func pumaProfile(name string) (p Profile, maps, reduces int) {
+	shape := map[string]struct {
+		maps    int
+		mapTime float64
+		reduces int
+		redTime float64
+		r1      float64
+	}{
+		"wordcount":        {60, 40, 10, 60, 0.3},
+		"sort":             {40, 30, 10, 90, 0.6},
+		"grep":             {50, 25, 2, 20, 0.2},
+		"invertedindex":    {60, 45, 10, 70, 0.4},
+		"classification":   {40, 60, 4, 30, 0.2},
+		"histogrammovies":  {30, 35, 4, 20, 0.2},
+		"histogramratings": {30, 40, 4, 20, 0.2},
+		"sequencecount":    {60, 50, 10, 60, 0.4},
+		"selfjoin":         {40, 35, 10, 50, 0.5},
+	}[name]
+	p = Profile{Name: name, MapTime: shape.mapTime, ReduceTime: shape.redTime,
+		M1: map[string]float64{"any": 0.7}, R: map[string][3]float64{"any": {shape.r1, 0.1, 0.9 - shape.r1}}}
+	return p, shape.maps, shape.reduces
+}
+
+// SEPBConfig is section 5.5's run: 9 slaves of 10 map and 2 reduce slots
+// (D-B7), the first jobs of DynamicMR's Table 3 (J1-Jn) with synthetic
+// PUMA profiles (D-B8), all submitted at once, 5% of the tasks (drawn per
+// seed) 3 times slower, LATE as the detector with SEPB checking
+// jobsChecked of the jobs (SEPB off when negative), Hadoop's fair
+// scheduler.
+func SEPBConfig(jobs int, jobsChecked float64, seed uint64) (Config, error) {
+	if jobs < 1 || jobs > len(pumaJobs) {
+		return Config{}, fmt.Errorf("tasksim: sepb: %d jobs, want 1 to %d", jobs, len(pumaJobs))
+	}
+	var nodes []Node
+	for i := range 9 {
+		nodes = append(nodes, Node{ID: fmt.Sprintf("s%d", i+1), Type: "any", MapSlots: 10, ReduceSlots: 2})
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5e9b))
+	var js []Job
+	for i, name := range pumaJobs[:jobs] {
+		p, maps, reduces := pumaProfile(name)
+		j := Job{ID: fmt.Sprintf("J%d", i+1), Profile: p, Maps: maps, Reduces: reduces}
+		for ph, n := range []int{maps, reduces} {
+			for k := range n {
+				if rng.Float64() < 0.05 {
+					j.Straggle = append(j.Straggle, Straggle{Phase: phaseName(ph), Index: k, Stage: AllStages, Factor: 3})
+				}
+			}
+		}
+		js = append(js, j)
+	}
+	spec := &httpapi.SpeculationConfig{Detector: string(estimate.Late)}
+	if jobsChecked >= 0 {
+		checked := jobsChecked
+		spec.SEPB = &httpapi.SEPBParams{Enabled: true, JobsChecked: &checked}
+	}
+	return Config{Nodes: nodes, Jobs: js, Seed: seed, TaskCV: 0.1, Speculation: spec}, nil
 }

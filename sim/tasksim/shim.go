@@ -222,7 +222,33 @@ func (r *runner) follow(adv *estimate.Advice) {
 			t.waiting = nil
 		}
 	}
-	for _, s := range adv.Speculate {
+	// SEPB: a backup deferred for checked jobs' pending tasks is not
+	// launched (a waiting one is dropped); one deferred only for want of
+	// an idle slot waits for the next slot that frees, as Algorithm 3
+	// would give it; a killed attempt gives its slot back and its task
+	// runs again first.
+	for _, d := range adv.Deferred {
+		if t := r.tasks[d.Task]; t != nil && len(d.PendingJobs) > 0 {
+			t.waiting = nil
+		}
+	}
+	for _, k := range adv.Kill {
+		for _, a := range r.live {
+			if a.id == k.Attempt {
+				a.task.rerun = true
+				r.rep.Speculation.KilledSlow++
+				r.kill(a)
+				break
+			}
+		}
+	}
+	queue := slices.Clone(adv.Speculate)
+	for _, d := range adv.Deferred {
+		if d.Reason == estimate.ReasonNoIdleSlot && len(d.PendingJobs) == 0 {
+			queue = append(queue, estimate.Speculate{Job: d.Job, Task: d.Task, Attempt: d.Attempt, Phase: d.Phase, Node: d.Node})
+		}
+	}
+	for _, s := range queue {
 		t := r.tasks[s.Task]
 		if t == nil || t.done || len(t.attempts) != 1 || t.attempts[0].spec {
 			continue

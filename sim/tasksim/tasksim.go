@@ -102,7 +102,7 @@ type Profile struct {
 // AllStages as a Straggle's Stage slows every stage.
 const AllStages = -1
 
-// Straggle makes one task's original attempt slower in one stage.
+// Straggle makes one task's first attempt slower in one stage.
 type Straggle struct {
 	// Phase is estimate.MapPhase or estimate.ReducePhase, Index the task
 	// (0-based), Stage the stage index (or AllStages), Factor the
@@ -226,6 +226,8 @@ type Speculation struct {
 	// PlacedSlower counts every backup placed on a node slowed at
 	// placement or of a lower true level than its original's node.
 	PlacedSlower int
+	// KilledSlow counts the attempts SEPB's heuristic killed.
+	KilledSlow int
 	// ByLevel counts created backups by the true level of their node.
 	ByLevel map[int]int
 }
@@ -298,6 +300,9 @@ type task struct {
 	// nextAttempt numbers the task's attempts (Hadoop's attempt ids):
 	// originals and backups alike, a waiting backup's reserved at advice.
 	nextAttempt int
+	// rerun marks a task whose attempt SEPB's heuristic killed: Hadoop
+	// runs killed and failed tasks first.
+	rerun bool
 }
 
 type backup struct {
@@ -629,13 +634,18 @@ func (r *runner) placeTask(node *nodeState, ph int) bool {
 		r.start(c.backup, c.where, true)
 		return true
 	}
+	var first *task
 	for _, t := range c.j.tasks[ph] {
-		if t.pending() {
-			r.start(t, node, false)
-			return true
+		if t.pending() && (first == nil || t.rerun && !first.rerun) {
+			first = t
 		}
 	}
-	return false
+	if first == nil {
+		return false
+	}
+	first.rerun = false
+	r.start(first, node, false)
+	return true
 }
 
 // start places an attempt of t on node.
@@ -659,7 +669,10 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 			dur[i] *= math.Exp(-s2/2 + math.Sqrt(s2)*r.rng.NormFloat64())
 		}
 	}
-	if !spec {
+	if !spec && t.nextAttempt == 0 {
+		// Only a task's first attempt straggles: the slowness is the
+		// attempt's (a hiccup where it ran), not the task's, so a rerun or
+		// a backup runs at the usual speed.
 		for _, s := range t.job.spec.Straggle {
 			if s.Phase == estimate.MapPhase && t.phase == 0 || s.Phase == estimate.ReducePhase && t.phase == 1 {
 				for i := range dur {
