@@ -16,7 +16,9 @@ const (
 )
 
 // Scenarios lists the scenario names.
-func Scenarios() []string { return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42, ScenarioSEPB} }
+func Scenarios() []string {
+	return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42, ScenarioSEPB}
+}
 
 // wordCount and sortJob are ESAMR's two jobs at size gb, with the true
 // stage weights of section 3.5: WordCount's are ESAMR Table II's "real"
