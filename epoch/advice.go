@@ -15,6 +15,19 @@ func advise(req Request, dec Decision, prev *estimate.State) (*estimate.Advice, 
 	return &adv, &next
 }
 
+// preschedule is Slot PreScheduling's advice for the decided epoch
+// (estimate-and-advice.md section 6): it reads the allocations and
+// changes none.
+func preschedule(req Request, dec Decision) *estimate.Preschedule {
+	cfg := estimate.PrescheduleConfig{Enabled: true, MaxBorrowedReduceSlots: estimate.DefaultMaxBorrowedReduceSlots,
+		DHSA: req.Ratio.Mode == ModePIDHSA || req.Ratio.Mode == ModePDDHSA}
+	if p := req.Preschedule.MaxBorrowedReduceSlots; p != nil {
+		cfg.MaxBorrowedReduceSlots = *p
+	}
+	out := cfg.Schedule(adviceInput(req, dec))
+	return &out
+}
+
 // adviceInput is the request's task-level state and the decision's
 // allocations and budgets in package estimate's terms.
 func adviceInput(req Request, dec Decision) estimate.AdviceInput {
@@ -32,14 +45,16 @@ func adviceInput(req Request, dec Decision) estimate.AdviceInput {
 		if p == nil {
 			return nil
 		}
-		return &estimate.PhaseCounts{Tasks: p.Tasks, Pending: p.Pending, Running: p.Running, Allocated: allocated, AvgTaskTime: p.AvgTaskTime}
+		return &estimate.PhaseCounts{Tasks: p.Tasks, Pending: p.Pending, Running: p.Running, Allocated: allocated,
+			AvgTaskTime: p.AvgTaskTime, LocalPending: p.LocalPending}
 	}
 	for i, j := range req.Jobs {
 		a := dec.Allocations[i]
 		in.Jobs[i] = estimate.JobStatus{ID: j.ID, Pool: j.Pool, Submitted: j.Submitted, Map: counts(j.Map, a.Map), Reduce: counts(j.Reduce, a.Reduce)}
 	}
 	for i, n := range req.Nodes {
-		in.Nodes[i] = estimate.Node{ID: n.ID, MapSlots: n.MapSlots, ReduceSlots: n.ReduceSlots, Level: n.Level}
+		in.Nodes[i] = estimate.Node{ID: n.ID, MapSlots: n.MapSlots, ReduceSlots: n.ReduceSlots, Level: n.Level,
+			RunningMap: n.RunningMap, RunningReduce: n.RunningReduce, MapOnReduce: n.MapOnReduce, ReduceOnMap: n.ReduceOnMap}
 	}
 	for i, t := range req.Tasks {
 		a := estimate.Attempt{

@@ -175,6 +175,9 @@ func (d Decider) DecideChecked(c Checked, prev ClusterState) (Decision, ClusterS
 	if c.req.speculating() {
 		dec.Speculation, next.Estimate = advise(c.req, dec, prev.Estimate)
 	}
+	if c.req.Preschedule.Enabled {
+		dec.Preschedule = preschedule(c.req, dec)
+	}
 	return dec, next, nil
 }
 

@@ -103,6 +103,15 @@ type Request struct {
 	Tasks          []TaskAttempt
 	CompletedTasks []CompletedTask
 	FinishedJobs   []string
+	// Preschedule switches Slot PreScheduling's advice on.
+	Preschedule Preschedule
+}
+
+// Preschedule is the request's preschedule object.
+type Preschedule struct {
+	Enabled bool
+	// MaxBorrowedReduceSlots is nil for the default (100000).
+	MaxBorrowedReduceSlots *int
 }
 
 // PhasePolicy names a policy per phase; an empty name means the request's
@@ -228,6 +237,9 @@ type Phase struct {
 	// RunningElapsed is the sum over the running tasks of the time each has
 	// run, seconds (>= 0); read by the extrapolate_elapsed estimate only.
 	RunningElapsed float64
+	// LocalPending counts, per node id, the pending tasks with an input
+	// replica there (map phase; read by Slot PreScheduling only).
+	LocalPending map[string]int
 }
 
 // Decision is what Decide answers for one epoch.
@@ -268,6 +280,8 @@ type Decision struct {
 	// Speculation is the straggler detector's advice; nil without a
 	// detector (and then absent from the JSON form, as Estimates).
 	Speculation *estimate.Advice `json:",omitempty"`
+	// Preschedule is Slot PreScheduling's advice; nil when it is off.
+	Preschedule *estimate.Preschedule `json:",omitempty"`
 }
 
 // Budgets are the ratio stage's output.

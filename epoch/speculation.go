@@ -270,6 +270,33 @@ func (v *validator) validateTaskState(req Request, maxNodes, maxTasks int) {
 	if detector == string(estimate.ESPLASH) && len(req.Nodes) == 0 {
 		v.add(-1, "nodes", "", "speculation.detector esplash needs the nodes")
 	}
+	if req.Preschedule.Enabled && len(req.Nodes) == 0 {
+		v.add(-1, "nodes", "", "preschedule needs the nodes")
+	}
+	if m := req.Preschedule.MaxBorrowedReduceSlots; m != nil && *m < 0 {
+		v.add(-1, "preschedule.max_borrowed_reduce_slots", "", "must be >= 0, got %d", *m)
+	}
+	for i, j := range req.Jobs {
+		for _, ph := range []struct {
+			name string
+			p    *Phase
+		}{{"map", j.Map}, {"reduce", j.Reduce}} {
+			if ph.p == nil {
+				continue
+			}
+			for node, k := range ph.p.LocalPending {
+				field := fmt.Sprintf("jobs[%d].%s.local_pending", i, ph.name)
+				switch {
+				case nodes == nil:
+					v.add(i, field, j.ID, "names node %q, but the request lists no nodes", node)
+				case !nodes[node]:
+					v.add(i, field, j.ID, "node %q is not in nodes", node)
+				case k < 0 || k > ph.p.Pending:
+					v.add(i, field, j.ID, "node %q: must be in [0, pending = %d], got %d", node, ph.p.Pending, k)
+				}
+			}
+		}
+	}
 }
 
 // nodes checks the nodes and returns their ids (nil when none are sent).

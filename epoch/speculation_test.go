@@ -55,8 +55,18 @@ func TestValidateTaskState(t *testing.T) {
 		"jobs_checked above one":              {func(r *epoch.Request) { r.Speculation.SEPB.JobsChecked = fp(1.5) }, []string{"speculation.sepb.jobs_checked"}},
 		"kill_factor below one":               {func(r *epoch.Request) { r.Speculation.SEPB.KillFactor = fp(0.5) }, []string{"speculation.sepb.kill_factor"}},
 		"unknown sepb scope":                  {func(r *epoch.Request) { r.Speculation.SEPB.Scope = "rack" }, []string{"speculation.sepb.scope"}},
-		"duplicate node":                      {func(r *epoch.Request) { r.Nodes[1].ID = "n1" }, []string{"nodes[1].id"}},
-		"node slots do not add up":            {func(r *epoch.Request) { r.Nodes[1].MapSlots = 3 }, []string{"nodes"}},
+		"local_pending on an unknown node": {func(r *epoch.Request) { r.Jobs[0].Map.LocalPending = map[string]int{"n9": 1} },
+			[]string{"jobs[0].map.local_pending"}},
+		"local_pending above pending": {func(r *epoch.Request) {
+			r.Jobs[0].Map.Pending, r.Jobs[0].Map.LocalPending = 1, map[string]int{"n1": 2}
+		}, []string{"jobs[0].map.local_pending"}},
+		"preschedule without nodes": {func(r *epoch.Request) {
+			r.Preschedule.Enabled, r.Nodes, r.Tasks = true, nil, nil
+		}, []string{"nodes"}},
+		"negative borrowing bound": {func(r *epoch.Request) { r.Preschedule.MaxBorrowedReduceSlots = ip(-1) },
+			[]string{"preschedule.max_borrowed_reduce_slots"}},
+		"duplicate node":           {func(r *epoch.Request) { r.Nodes[1].ID = "n1" }, []string{"nodes[1].id"}},
+		"node slots do not add up": {func(r *epoch.Request) { r.Nodes[1].MapSlots = 3 }, []string{"nodes"}},
 		"node over-committed": {func(r *epoch.Request) { r.Nodes[0].RunningMap, r.Nodes[0].ReduceOnMap = 2, 1 },
 			[]string{"nodes[0].running_map"}},
 		"levels on some nodes only":  {func(r *epoch.Request) { r.Nodes[0].Level = 2 }, []string{"nodes"}},

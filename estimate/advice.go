@@ -200,6 +200,12 @@ type Node struct {
 	// Level is the pre-configured performance level, 1 the slowest; 0
 	// means classify dynamically (D-S1: all nodes or none).
 	Level int
+	// RunningMap and RunningReduce count the tasks on the node's own
+	// slots; MapOnReduce and ReduceOnMap DHSA's cross-phase use (map
+	// tasks on reduce slots and the reverse). Slot PreScheduling reads
+	// them.
+	RunningMap, RunningReduce int
+	MapOnReduce, ReduceOnMap  int
 }
 
 // Attempt is a running task attempt, or a waiting (requested, not yet
@@ -245,6 +251,9 @@ type PhaseCounts struct {
 	// AvgTaskTime is the mean duration of the phase's completed tasks as
 	// the shim reports it (0: unknown); yarn_default's type mean.
 	AvgTaskTime float64
+	// LocalPending counts, per node, the pending tasks with an input
+	// replica there (map phase; Slot PreScheduling).
+	LocalPending map[string]int
 }
 
 // JobStatus is one active job as the detectors see it.

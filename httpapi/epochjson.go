@@ -709,6 +709,15 @@ func (w *jsonWriter) phaseState(p *PhaseState) {
 		w.bool(*p.Started)
 	}
 	w.optFloat(`,"running_elapsed":`, "jobs.running_elapsed", p.RunningElapsed)
+	if len(p.LocalPending) > 0 {
+		// A map, keys sorted: encoding/json's form.
+		b, err := json.Marshal(p.LocalPending)
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		w.raw(`,"local_pending":`)
+		w.b = append(w.b, b...)
+	}
 	w.raw("}")
 }
 
@@ -809,6 +818,14 @@ func (w *jsonWriter) epochResponse(v *EpochResponse) {
 			w.err = err
 		}
 		w.raw(`,"speculation":`)
+		w.b = append(w.b, b...)
+	}
+	if v.Preschedule != nil {
+		b, err := json.Marshal(v.Preschedule)
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		w.raw(`,"preschedule":`)
 		w.b = append(w.b, b...)
 	}
 	w.raw("}")

@@ -72,6 +72,18 @@ type EpochRequest struct {
 	CompletedTasks []CompletedTaskState `json:"completed_tasks,omitempty"`
 	// FinishedJobs are the jobs that completed since the previous epoch.
 	FinishedJobs []string `json:"finished_jobs,omitempty" example:"job_0"`
+	// Preschedule switches Slot PreScheduling's advice on (DynamicMR):
+	// data-local map tasks of jobs below their allocation on idle slots
+	// above the load-balancing line, or on idle reduce slots with DHSA.
+	Preschedule *PrescheduleConfig `json:"preschedule,omitempty"`
+}
+
+// PrescheduleConfig is the epoch's preschedule object.
+type PrescheduleConfig struct {
+	Enabled bool `json:"enabled" example:"true"`
+	// MaxBorrowedReduceSlots bounds the map tasks on reduce slots
+	// (default 100000).
+	MaxBorrowedReduceSlots *int `json:"max_borrowed_reduce_slots,omitempty" example:"100000" minimum:"0"`
 }
 
 // EstimateConfig is how an epoch's remaining work is obtained.
@@ -177,6 +189,9 @@ type PhaseState struct {
 	// RunningElapsed is the sum of the running tasks' elapsed times,
 	// seconds (estimate.work extrapolate_elapsed).
 	RunningElapsed float64 `json:"running_elapsed,omitempty" example:"25"`
+	// LocalPending counts, per node id, the pending map tasks with an
+	// input replica on that node (Slot PreScheduling).
+	LocalPending map[string]int `json:"local_pending,omitempty"`
 }
 
 // EpochResponse is the decision for one epoch.
@@ -207,6 +222,11 @@ type EpochResponse struct {
 	// deferred candidates, waiting backups to cancel, nodes to keep
 	// backups off.
 	Speculation *estimate.Advice `json:"speculation,omitempty"`
+	// Preschedule is Slot PreScheduling's advice, present when
+	// preschedule.enabled: load factors, each node's idle slots below and
+	// above the balancing line, the data-local map tasks to start
+	// (assign) and the reduce tasks to start on map slots.
+	Preschedule *estimate.Preschedule `json:"preschedule,omitempty"`
 }
 
 // EpochEstimate is one job's estimated phases.

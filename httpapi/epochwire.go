@@ -85,7 +85,7 @@ func (p *PhaseState) domain() *epoch.Phase {
 		Min: p.Min, Max: p.Max, Work: p.Work, TotalWork: p.TotalWork,
 		Pending: p.Pending, Running: p.Running, Tasks: p.Tasks,
 		AvgTaskTime: p.AvgTaskTime, OutputBytesPerTask: p.OutputBytesPerTask,
-		RunningElapsed: p.RunningElapsed,
+		RunningElapsed: p.RunningElapsed, LocalPending: p.LocalPending,
 	}
 	if p.Started != nil {
 		out.Started = *p.Started
@@ -148,6 +148,7 @@ func NewEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *Epo
 		resp.Estimates = append(resp.Estimates, EpochEstimate{ID: e.ID, Map: phaseEstimate(e.Map), Reduce: phaseEstimate(e.Reduce)})
 	}
 	resp.Speculation = dec.Speculation
+	resp.Preschedule = dec.Preschedule
 	for i, a := range dec.Allocations {
 		resp.Allocations[i] = EpochAllocation{
 			ID: a.ID, Map: a.Map, Reduce: a.Reduce,

@@ -251,3 +251,45 @@ func TestSEPBHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestPrescheduleP1HTTP: case P1 (Appendix D's picture) through the
+// server: J1's two maps, local only on the two nodes at the balancing
+// line, go to their extra idle slots; the allocations are those of the
+// same epoch without preschedule.
+func TestPrescheduleP1HTTP(t *testing.T) {
+	e := newEnv(t, nil)
+	body := `{"epoch": 1, "now": 100, "epoch_length": 3, "slots": {"map": 16, "reduce": 8},
+		"preschedule": {"enabled": true},
+		"nodes": [{"id": "TT1", "map_slots": 4, "reduce_slots": 2, "running_map": 1},
+			{"id": "TT2", "map_slots": 4, "reduce_slots": 2, "running_map": 3},
+			{"id": "TT3", "map_slots": 4, "reduce_slots": 2},
+			{"id": "TT4", "map_slots": 4, "reduce_slots": 2, "running_map": 2}],
+		"jobs": [{"id": "J2", "submitted": 0, "map": {"min": 0, "max": 6, "work": 60, "pending": 0, "running": 6, "tasks": 6}},
+			{"id": "J1", "submitted": 1, "map": {"min": 0, "max": 2, "work": 20, "pending": 2, "running": 0, "tasks": 2,
+				"local_pending": {"TT2": 1, "TT4": 1}}}]}`
+	res := e.post("/v1/clusters/p1/epochs", "", body)
+	if res.status != http.StatusOK {
+		t.Fatalf("%d %s", res.status, res.body)
+	}
+	want := `"preschedule":{"load_factor":{"map":0.5,"reduce":0},"nodes":[` +
+		`{"node":"TT1","allowable_idle_map":1,"extra_idle_map":2,"idle_reduce":2,"allowable_idle_reduce":0,"extra_idle_reduce":2},` +
+		`{"node":"TT2","allowable_idle_map":0,"extra_idle_map":1,"idle_reduce":2,"allowable_idle_reduce":0,"extra_idle_reduce":2},` +
+		`{"node":"TT3","allowable_idle_map":2,"extra_idle_map":2,"idle_reduce":2,"allowable_idle_reduce":0,"extra_idle_reduce":2},` +
+		`{"node":"TT4","allowable_idle_map":0,"extra_idle_map":2,"idle_reduce":2,"allowable_idle_reduce":0,"extra_idle_reduce":2}],` +
+		`"assign":[{"job":"J1","node":"TT2","slot":"map","case":"extra_idle_map"},{"job":"J1","node":"TT4","slot":"map","case":"extra_idle_map"}],` +
+		`"reduce_on_map":[]}`
+	if !strings.Contains(string(res.body), want) {
+		t.Errorf("the answer lacks\n%s\nin\n%s", want, res.body)
+	}
+	plain := strings.Replace(body, `"preschedule": {"enabled": true},`, "", 1)
+	var with, without httpapi.EpochResponse
+	res.decode(t, &with)
+	res2 := e.post("/v1/clusters/p1-plain/epochs", "", plain)
+	if res2.status != http.StatusOK {
+		t.Fatalf("plain: %d %s", res2.status, res2.body)
+	}
+	res2.decode(t, &without)
+	if fmt.Sprint(with.Allocations) != fmt.Sprint(without.Allocations) || without.Preschedule != nil {
+		t.Errorf("preschedule changed the allocations: %+v against %+v", with.Allocations, without.Allocations)
+	}
+}

@@ -135,7 +135,7 @@ type CompletedTaskState struct {
 // task-level extension.
 func (w *EpochRequest) hasTaskState() bool {
 	return w.Speculation != nil || w.Explain || w.Nodes != nil || w.Tasks != nil ||
-		w.CompletedTasks != nil || w.FinishedJobs != nil
+		w.CompletedTasks != nil || w.FinishedJobs != nil || w.Preschedule != nil
 }
 
 // taskStateDomain copies the extension into req.
@@ -187,6 +187,9 @@ func (w *EpochRequest) taskStateDomain(req *epoch.Request) {
 		}
 	}
 	req.FinishedJobs = w.FinishedJobs
+	if p := w.Preschedule; p != nil {
+		req.Preschedule = epoch.Preschedule{Enabled: p.Enabled, MaxBorrowedReduceSlots: p.MaxBorrowedReduceSlots}
+	}
 }
 
 // taskStateJSON appends the extension's members, as encoding/json writes
@@ -220,5 +223,8 @@ func (w *jsonWriter) taskStateJSON(v *EpochRequest) {
 	}
 	if len(v.FinishedJobs) > 0 {
 		member("finished_jobs", v.FinishedJobs)
+	}
+	if v.Preschedule != nil {
+		member("preschedule", v.Preschedule)
 	}
 }
