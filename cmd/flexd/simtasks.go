@@ -42,6 +42,8 @@ func newSimulateTasksCmd() *cobra.Command {
 			"--scenario esplash: 8 nodes in 4 levels, 8 mixed jobs: no straggler, a node slowed\n" +
 			"(level 1, level 4), a node slowed then down; makespan, increased makespan and\n" +
 			"the backups each detector launched, averaged over --seeds seeds.\n" +
+			"--scenario preschedule: DynamicMR's Slot PreScheduling with HDFS replicas, the\n" +
+			"load-balancing cap and delay scheduling: Sort of 16, 32 and 160 maps, J1-J10.\n" +
 			"--scenario sepb: DynamicMR's SEPB over LATE on 9 slaves, 5, 10 and 20 PUMA jobs,\n" +
 			"jobs_checked swept from off to 1, averaged over --seeds seeds.\n" +
 			"--scenario flex42: FLEX 4.2's cluster workload at task level, FLEX told the true\n" +
@@ -57,10 +59,10 @@ func newSimulateTasksCmd() *cobra.Command {
 	fl.StringVar(&f.scenario, "scenario", tasksim.ScenarioESPLASH, "scenario: "+strings.Join(tasksim.Scenarios(), "|"))
 	fl.StringSliceVar(&f.detectors, "detectors", nil, "comma-separated detectors: none|late|yarn_default|esamr|esplash (default: esamr: late,esamr; esplash: none,yarn_default,esplash)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the task times (the first, with --seeds)")
-	fl.IntVar(&f.seeds, "seeds", 1, "esplash, sepb: average over this many seeds from --seed")
+	fl.IntVar(&f.seeds, "seeds", 1, "esplash, sepb, preschedule: average over this many seeds from --seed")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
 	fl.StringVar(&f.basis, "esamr-basis", "", "esamr: what late and esamr compare a slow attempt on, execution_time (default) or time_to_end (Algorithm 4 as printed)")
-	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3; sepb: 10 jobs at 0.8)")
+	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3; sepb: 10 jobs at 0.8; preschedule: Sort of 32 maps)")
 	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
 	return cmd
 }
@@ -97,6 +99,12 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	var first tasksim.Config
 	title := ""
 	switch f.scenario {
+	case tasksim.ScenarioPreschedule:
+		var err error
+		if first, err = tasksim.PrescheduleConfig("sort-32", true, f.seed); err != nil {
+			return err
+		}
+		title = fmt.Sprintf("Slot PreScheduling scenario, Sort with 32 maps, seed %d", f.seed)
 	case tasksim.ScenarioSEPB:
 		var err error
 		if first, err = tasksim.SEPBConfig(10, 0.8, f.seed); err != nil {
@@ -139,6 +147,17 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		}
 	}
 	out := cmd.OutOrStdout()
+	if f.scenario == tasksim.ScenarioPreschedule {
+		seeds := make([]uint64, f.seeds)
+		for i := range seeds {
+			seeds[i] = f.seed + uint64(i)
+		}
+		rows, err := tasksim.ComparePreschedule(seeds)
+		if err != nil {
+			return err
+		}
+		return tasksim.WritePreschedule(out, f.format, rows)
+	}
 	if f.scenario == tasksim.ScenarioSEPB {
 		seeds := make([]uint64, f.seeds)
 		for i := range seeds {

@@ -293,3 +293,46 @@ func CompareSEPB(jobCounts []int, checked []float64, seeds []uint64) ([]SEPBRow,
 	}
 	return rows, nil
 }
+
+// PrescheduleRow is one workload with or without Slot PreScheduling,
+// averaged over seeds.
+type PrescheduleRow struct {
+	Workload     string  `json:"workload"`
+	Preschedule  bool    `json:"preschedule"`
+	Locality     float64 `json:"locality"`
+	MeanResponse float64 `json:"mean_response"`
+	Makespan     float64 `json:"makespan"`
+	Unbalanced   float64 `json:"unbalanced_degree"`
+	Unfairness   float64 `json:"unfairness_degree"`
+	Prescheduled float64 `json:"prescheduled_maps"`
+	Seeds        int     `json:"seeds"`
+}
+
+// ComparePreschedule runs every workload without and with PreScheduling.
+func ComparePreschedule(seeds []uint64) ([]PrescheduleRow, error) {
+	var rows []PrescheduleRow
+	for _, wl := range PrescheduleWorkloads() {
+		for _, pre := range []bool{false, true} {
+			row := PrescheduleRow{Workload: wl, Preschedule: pre, Seeds: len(seeds)}
+			k := 1 / float64(len(seeds))
+			for _, seed := range seeds {
+				cfg, err := PrescheduleConfig(wl, pre, seed)
+				if err != nil {
+					return nil, err
+				}
+				rep, err := Run(cfg)
+				if err != nil {
+					return nil, fmt.Errorf("preschedule %s (%v), seed %d: %w", wl, pre, seed, err)
+				}
+				row.Locality += k * rep.Locality
+				row.MeanResponse += k * rep.MeanResponse
+				row.Makespan += k * rep.Makespan
+				row.Unbalanced += k * rep.UnbalancedDegree
+				row.Unfairness += k * rep.UnfairnessDegree
+				row.Prescheduled += k * float64(rep.Prescheduled)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}

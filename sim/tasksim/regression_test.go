@@ -110,3 +110,40 @@ func TestSEPBLocks(t *testing.T) {
 		}
 	}
 }
+
+// TestPrescheduleLocks: section 6.5's locks at seed 1: data locality with
+// Slot PreScheduling at least as high as without for every Sort size, and
+// UnfairnessDegree no higher for J1-J10; and PreScheduling does start
+// maps somewhere.
+func TestPrescheduleLocks(t *testing.T) {
+	rows, err := tasksim.ComparePreschedule([]uint64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := 0.0
+	for i := 0; i < len(rows); i += 2 {
+		off, on := rows[i], rows[i+1]
+		started += on.Prescheduled
+		if off.Workload == "j1-j10" {
+			if on.Unfairness > off.Unfairness {
+				t.Errorf("J1-J10: UnfairnessDegree %.2f with PreScheduling, %.2f without", on.Unfairness, off.Unfairness)
+			}
+			continue
+		}
+		if on.Locality < off.Locality {
+			t.Errorf("%s: locality %.3f with PreScheduling, %.3f without", off.Workload, on.Locality, off.Locality)
+		}
+	}
+	if started == 0 {
+		t.Error("PreScheduling started no map in any workload")
+	}
+}
+
+// TestDegree is Appendix E's measure on a hand-made timeline: loads (2, 0)
+// for 10 s then (1, 1) for 10 s give 2 then 0, so 20 / 20 = 1.
+func TestDegree(t *testing.T) {
+	got := tasksim.Degree([]tasksim.Step{{Duration: 10, Loads: []float64{2, 0}}, {Duration: 10, Loads: []float64{1, 1}}})
+	if got != 1 {
+		t.Errorf("degree %v, want 1", got)
+	}
+}

@@ -89,3 +89,22 @@ func WriteSEPB(w io.Writer, format string, rows []SEPBRow) error {
 	}
 	return nil
 }
+
+// WritePreschedule writes the PreScheduling comparison: a Markdown table,
+// or JSON.
+func WritePreschedule(w io.Writer, format string, rows []PrescheduleRow) error {
+	if format == "json" {
+		return writeJSON(w, rows)
+	}
+	fmt.Fprintln(w, "| workload | PreScheduling | data locality | mean response (s) | makespan (s) | UnbalancedDegree | UnfairnessDegree | maps prescheduled |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		on := "off"
+		if r.Preschedule {
+			on = "on"
+		}
+		fmt.Fprintf(w, "| %s | %s | %.1f%% | %.0f | %.0f | %.2f | %.2f | %.1f |\n",
+			r.Workload, on, 100*r.Locality, r.MeanResponse, r.Makespan, r.Unbalanced, r.Unfairness, r.Prescheduled)
+	}
+	return nil
+}

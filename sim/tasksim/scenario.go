@@ -17,7 +17,7 @@ const (
 
 // Scenarios lists the scenario names.
 func Scenarios() []string {
-	return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42, ScenarioSEPB}
+	return []string{ScenarioESAMR, ScenarioESPLASH, ScenarioFLEX42, ScenarioSEPB, ScenarioPreschedule}
 }
 
 // wordCount and sortJob are ESAMR's two jobs at size gb, with the true
@@ -306,4 +306,41 @@ func SEPBConfig(jobs int, jobsChecked float64, seed uint64) (Config, error) {
 		spec.SEPB = &httpapi.SEPBParams{Enabled: true, JobsChecked: &checked}
 	}
 	return Config{Nodes: nodes, Jobs: js, Seed: seed, TaskCV: 0.1, Speculation: spec}, nil
+}
+
+// ScenarioPreschedule is DynamicMR's Slot PreScheduling evaluation
+// (section 6.5).
+const ScenarioPreschedule = "preschedule"
+
+// PrescheduleWorkloads are section 6.5's workloads: a Sort job of 16, 32
+// or 160 maps alone (Fig. 7), and J1-J10 of DynamicMR's Table 3 submitted
+// together, each in its own pool (Appendix E).
+func PrescheduleWorkloads() []string { return []string{"sort-16", "sort-32", "sort-160", "j1-j10"} }
+
+// PrescheduleConfig is section 6.5's run: 9 slaves of 10 map and 2 reduce
+// slots (D-B7), the locality model (3 replicas per input block, a
+// non-local map 1.3 times slower, the load-balancing cap and delay
+// scheduling), Hadoop's fair scheduler, with or without Slot
+// PreScheduling's advice followed.
+func PrescheduleConfig(workload string, preschedule bool, seed uint64) (Config, error) {
+	var nodes []Node
+	for i := range 9 {
+		nodes = append(nodes, Node{ID: fmt.Sprintf("s%d", i+1), Type: "any", MapSlots: 10, ReduceSlots: 2})
+	}
+	var jobs []Job
+	switch workload {
+	case "sort-16", "sort-32", "sort-160":
+		var maps int
+		fmt.Sscanf(workload, "sort-%d", &maps)
+		p, _, _ := pumaProfile("sort")
+		jobs = []Job{{ID: "sort", Profile: p, Maps: maps, Reduces: max(1, maps/8)}}
+	case "j1-j10":
+		for i, name := range pumaJobs[:10] {
+			p, maps, reduces := pumaProfile(name)
+			jobs = append(jobs, Job{ID: fmt.Sprintf("J%d", i+1), Profile: p, Maps: maps, Reduces: reduces})
+		}
+	default:
+		return Config{}, fmt.Errorf("tasksim: unknown preschedule workload %q; one of %v", workload, PrescheduleWorkloads())
+	}
+	return Config{Nodes: nodes, Jobs: jobs, Seed: seed, TaskCV: 0.1, Locality: true, Preschedule: preschedule}, nil
 }

@@ -40,6 +40,9 @@ func (r *runner) decide() error {
 			j.alloc = [2]int{a.Map, a.Reduce}
 		}
 	}
+	if dec.Preschedule != nil {
+		r.preschedule(dec.Preschedule, byID)
+	}
 	if dec.Speculation != nil {
 		r.measure(dec.Speculation.Tasks)
 		r.flag(dec.Speculation.Speculate)
@@ -48,6 +51,26 @@ func (r *runner) decide() error {
 		}
 	}
 	return nil
+}
+
+// preschedule starts the data-local map tasks Slot PreScheduling advises
+// (Case 1: a map slot above the balancing line; Case 2 needs DHSA's
+// borrowed reduce slots, which the simulator does not model), bypassing
+// the load-balancing cap.
+func (r *runner) preschedule(p *estimate.Preschedule, jobs map[string]*jobState) {
+	for _, a := range p.Assign {
+		j, node := jobs[a.Job], r.byID[a.Node]
+		if j == nil || node == nil || a.Slot != estimate.MapPhase || node.free(0) <= 0 || node.spec.down(r.t) {
+			continue
+		}
+		for _, t := range j.tasks[0] {
+			if t.pending() && t.localTo(node) {
+				r.start(t, node, false)
+				r.rep.Prescheduled++
+				break
+			}
+		}
+	}
 }
 
 // request builds the epoch request; false when no job is live.
@@ -124,9 +147,15 @@ func (r *runner) request() (httpapi.EpochRequest, bool) {
 	slices.SortFunc(w.Tasks, func(a, b httpapi.TaskAttemptState) int { return cmp.Compare(a.Attempt, b.Attempt) })
 	w.CompletedTasks = r.completed
 	w.FinishedJobs = r.finished
+	if r.cfg.Preschedule {
+		w.Preschedule = &httpapi.PrescheduleConfig{Enabled: true}
+	}
 	if w.Speculation == nil {
-		// Without a detector the shim sends none of the task-level state.
-		w.Nodes, w.Tasks, w.CompletedTasks, w.FinishedJobs, w.Explain = nil, nil, nil, nil, false
+		// Without a detector the shim sends no attempts.
+		w.Tasks, w.CompletedTasks, w.FinishedJobs, w.Explain = nil, nil, nil, false
+		if !r.cfg.Preschedule {
+			w.Nodes = nil
+		}
 	}
 	return w, true
 }
@@ -150,6 +179,11 @@ func (r *runner) phaseState(j *jobState, ph int) *httpapi.PhaseState {
 	if ph == 1 {
 		started := j.reduceEligible(r.cfg.SlowStart)
 		p.Started = &started
+	}
+	if r.cfg.Preschedule && ph == 0 {
+		if lp := j.localPending(); len(lp) > 0 {
+			p.LocalPending = lp
+		}
 	}
 	if r.cfg.Oracle {
 		p.Work, p.TotalWork = j.trueWork(ph)
@@ -415,6 +449,12 @@ func (r *runner) finish() {
 		sum += j.completion - j.arrival
 	}
 	r.rep.Makespan = last - first
+	if r.cfg.Locality && r.maps > 0 {
+		r.rep.Locality = float64(r.localMaps) / float64(r.maps)
+	}
+	if r.measured > 0 {
+		r.rep.UnbalancedDegree, r.rep.UnfairnessDegree = r.unbalanced/r.measured, r.unfair/r.measured
+	}
 	r.rep.MeanResponse = sum / float64(len(r.jobs))
 	slices.Sort(r.rep.Flagged)
 	div := func(s float64, n int) float64 {

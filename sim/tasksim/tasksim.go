@@ -170,6 +170,11 @@ type Config struct {
 	Timeline bool
 	// MaxTime bounds the run (default 10^6 s).
 	MaxTime float64
+	// Locality switches the locality model on (locality.go): input
+	// replicas, non-local cost, the load-balancing cap and delay
+	// scheduling; Preschedule asks flexd for Slot PreScheduling's advice
+	// and follows it.
+	Locality, Preschedule bool
 }
 
 // Cluster is the name the simulated shim posts as.
@@ -273,6 +278,13 @@ type Report struct {
 	// Attempts holds every attempt's span with Config.Timeline, in the
 	// order they ended.
 	Attempts []Span
+	// With Config.Locality: Locality is the share of map attempts that ran
+	// on a node holding their input; UnbalancedDegree and
+	// UnfairnessDegree are Appendix E's (the nodes' running tasks; each
+	// job as its own pool).
+	Locality, UnbalancedDegree, UnfairnessDegree float64
+	// Prescheduled counts the map tasks started on PreScheduling's advice.
+	Prescheduled int
 }
 
 // Span is one attempt of the run: on node Node (an index into
@@ -303,6 +315,8 @@ type task struct {
 	// rerun marks a task whose attempt SEPB's heuristic killed: Hadoop
 	// runs killed and failed tasks first.
 	rerun bool
+	// replicas are the nodes holding a map task's input (Locality).
+	replicas []*nodeState
 }
 
 type backup struct {
@@ -342,8 +356,11 @@ type jobState struct {
 	// durations are the completed tasks' times, per phase (what a shim
 	// averages for avg_task_time).
 	durations [2][]float64
-	alloc     [2]int
-	finished  bool
+	// waiting is when delay scheduling first made the job pass an offer
+	// (-1: it is not waiting).
+	waiting  float64
+	alloc    [2]int
+	finished bool
 }
 
 type nodeState struct {
@@ -352,6 +369,8 @@ type nodeState struct {
 	lanes   [2][]bool // busy slots, per phase
 	running [2]int
 	level   int // flexd's level for it (ESPLASH), else its reported one
+	// nextBeat is the node's next heartbeat (the locality model).
+	nextBeat float64
 }
 
 type runner struct {
@@ -376,6 +395,9 @@ type runner struct {
 	// queue holds the tasks with a backup advised, in advice order.
 	queue  []*task
 	tteAcc map[string]*tteAcc
+	// Appendix E's integrals and the locality counts (Locality).
+	unbalanced, unfair, measured float64
+	localMaps, maps              int
 }
 
 // Run simulates cfg.
@@ -403,7 +425,7 @@ func Run(cfg Config) (Report, error) {
 		r.byID[n.spec.ID] = n
 	}
 	for i := range cfg.Jobs {
-		j := &jobState{spec: &cfg.Jobs[i], idx: i, completion: -1}
+		j := &jobState{spec: &cfg.Jobs[i], idx: i, completion: -1, waiting: -1}
 		for ph, n := range [2]int{j.spec.Maps, j.spec.Reduces} {
 			for k := range n {
 				t := &task{job: j, phase: ph, index: k, id: fmt.Sprintf("%s_%s_%06d", j.spec.ID, "mr"[ph:ph+1], k), ran: map[*nodeState]bool{}}
@@ -412,6 +434,12 @@ func Run(cfg Config) (Report, error) {
 			}
 		}
 		r.jobs = append(r.jobs, j)
+	}
+	if cfg.Locality {
+		r.placeBlocks()
+		for i, n := range r.nodes {
+			n.nextBeat = Heartbeat * float64(i) / float64(len(r.nodes))
+		}
 	}
 	if err := r.loop(); err != nil {
 		return Report{}, err
@@ -544,7 +572,7 @@ func (r *runner) assign() {
 	r.rotate = (r.rotate + 1) % n
 	for k := range n {
 		node := r.nodes[(k+r.rotate)%n]
-		if node.spec.down(r.t) {
+		if node.spec.down(r.t) || !r.beats(node) {
 			continue
 		}
 		for ph := range 2 {
@@ -635,6 +663,25 @@ func (r *runner) placeTask(node *nodeState, ph int) bool {
 		return true
 	}
 	var first *task
+	if r.cfg.Locality && ph == 0 {
+		if node.running[0] >= r.mapCap(node) {
+			return false // above the load-balancing line
+		}
+		// Delay scheduling: the first job in fair-share order with a
+		// map to run here (local, or after its wait) gets the slot.
+		for _, cd := range cands {
+			if cd.backup != nil {
+				r.start(cd.backup, cd.where, true)
+				return true
+			}
+			if t := r.pickMap(cd.j, node); t != nil {
+				t.rerun = false
+				r.start(t, node, false)
+				return true
+			}
+		}
+		return false
+	}
 	for _, t := range c.j.tasks[ph] {
 		if t.pending() && (first == nil || t.rerun && !first.rerun) {
 			first = t
@@ -668,6 +715,16 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 			s2 := math.Log1p(cv * cv)
 			dur[i] *= math.Exp(-s2/2 + math.Sqrt(s2)*r.rng.NormFloat64())
 		}
+	}
+	if r.cfg.Locality && t.phase == 0 {
+		if t.localTo(node) {
+			r.localMaps++
+		} else {
+			for i := range dur {
+				dur[i] *= NonLocalFactor
+			}
+		}
+		r.maps++
 	}
 	if !spec && t.nextAttempt == 0 {
 		// Only a task's first attempt straggles: the slowness is the
@@ -718,6 +775,9 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 // that finish.
 func (r *runner) advance() {
 	dt := r.cfg.Step
+	if r.cfg.Locality {
+		r.measureLoad(dt)
+	}
 	var done []*attempt
 	for _, a := range r.live {
 		rate := 1 / a.node.spec.factor(r.t)
