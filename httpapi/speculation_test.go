@@ -293,3 +293,39 @@ func TestPrescheduleP1HTTP(t *testing.T) {
 		t.Errorf("preschedule changed the allocations: %+v against %+v", with.Allocations, without.Allocations)
 	}
 }
+
+// TestPrescheduleP2P3HTTP: cases P2 and P3 through the server. P2: with
+// pi_dhsa, J1's two maps local on a full TT1 go to its idle reduce slots
+// (Case 2); with a static split, nowhere. P3: a map task on a reduce slot
+// of TT1 makes TT2's idle map slot run J3's pending reduce task.
+func TestPrescheduleP2P3HTTP(t *testing.T) {
+	e := newEnv(t, nil)
+	p2 := func(mode string) string {
+		return `{"epoch": 1, "now": 100, "epoch_length": 3, "slots": {"map": 8, "reduce": 4}, "ratio": {"mode": "` + mode + `"},
+		"preschedule": {"enabled": true},
+		"nodes": [{"id": "TT1", "map_slots": 4, "reduce_slots": 2, "running_map": 4},
+			{"id": "TT2", "map_slots": 4, "reduce_slots": 2, "running_map": 4}],
+		"jobs": [{"id": "J2", "submitted": 0, "map": {"min": 0, "max": 8, "work": 80, "pending": 0, "running": 8, "tasks": 8}},
+			{"id": "J1", "submitted": 1, "map": {"min": 3, "max": 3, "work": 30, "pending": 3, "running": 0, "tasks": 3,
+				"local_pending": {"TT1": 2}}}]}`
+	}
+	for mode, want := range map[string]string{
+		"pi_dhsa": `"assign":[{"job":"J1","node":"TT1","slot":"reduce","case":"idle_reduce"},{"job":"J1","node":"TT1","slot":"reduce","case":"idle_reduce"}]`,
+		"static":  `"assign":[]`,
+	} {
+		res := e.post("/v1/clusters/p2-"+mode+"/epochs", "", p2(mode))
+		if res.status != http.StatusOK || !strings.Contains(string(res.body), want) {
+			t.Errorf("P2 %s: %d, want %s in %s", mode, res.status, want, res.body)
+		}
+	}
+	p3 := `{"epoch": 1, "now": 100, "epoch_length": 3, "slots": {"map": 8, "reduce": 4}, "ratio": {"mode": "pi_dhsa"},
+		"preschedule": {"enabled": true},
+		"nodes": [{"id": "TT1", "map_slots": 4, "reduce_slots": 2, "running_map": 4, "running_reduce": 1, "map_on_reduce": 1},
+			{"id": "TT2", "map_slots": 4, "reduce_slots": 2, "running_map": 3, "running_reduce": 2}],
+		"jobs": [{"id": "J2", "submitted": 0, "map": {"min": 0, "max": 8, "work": 80, "pending": 0, "running": 8, "tasks": 8}},
+			{"id": "J3", "submitted": 1, "reduce": {"min": 4, "max": 4, "work": 40, "pending": 1, "running": 3, "tasks": 4, "started": true}}]}`
+	res := e.post("/v1/clusters/p3/epochs", "", p3)
+	if want := `"reduce_on_map":[{"job":"J3","node":"TT2"}]`; res.status != http.StatusOK || !strings.Contains(string(res.body), want) {
+		t.Errorf("P3: %d, want %s in %s", res.status, want, res.body)
+	}
+}

@@ -278,10 +278,10 @@ type Report struct {
 	// Attempts holds every attempt's span with Config.Timeline, in the
 	// order they ended.
 	Attempts []Span
-	// With Config.Locality: Locality is the share of map attempts that ran
-	// on a node holding their input; UnbalancedDegree and
+	// Locality is, with Config.Locality, the share of map attempts that
+	// ran on a node holding their input; UnbalancedDegree and
 	// UnfairnessDegree are Appendix E's (the nodes' running tasks; each
-	// job as its own pool).
+	// job as its own pool), in every run.
 	Locality, UnbalancedDegree, UnfairnessDegree float64
 	// Prescheduled counts the map tasks started on PreScheduling's advice.
 	Prescheduled int
@@ -395,7 +395,7 @@ type runner struct {
 	// queue holds the tasks with a backup advised, in advice order.
 	queue  []*task
 	tteAcc map[string]*tteAcc
-	// Appendix E's integrals and the locality counts (Locality).
+	// Appendix E's integrals, and the locality counts (Locality).
 	unbalanced, unfair, measured float64
 	localMaps, maps              int
 }
@@ -775,9 +775,7 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 // that finish.
 func (r *runner) advance() {
 	dt := r.cfg.Step
-	if r.cfg.Locality {
-		r.measureLoad(dt)
-	}
+	r.measureLoad(dt)
 	var done []*attempt
 	for _, a := range r.live {
 		rate := 1 / a.node.spec.factor(r.t)
