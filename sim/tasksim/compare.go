@@ -194,7 +194,9 @@ type FLEX42Row struct {
 	TaskCV float64 `json:"task_cv"`
 	Oracle float64 `json:"flex_oracle"`
 	Extra  float64 `json:"flex_extrapolate"`
-	Fair   float64 `json:"fair"`
+	// Elapsed is FLEX on extrapolate_elapsed.
+	Elapsed float64 `json:"flex_extrapolate_elapsed"`
+	Fair    float64 `json:"fair"`
 	// Kept is the share of FLEX(oracle)'s gain over FAIR that
 	// FLEX(extrapolate) keeps.
 	Kept float64 `json:"gain_kept"`
@@ -208,14 +210,16 @@ func CompareFLEX42(seed uint64, slacks, cvs []float64) ([]FLEX42Row, error) {
 		for _, slack := range slacks {
 			row := FLEX42Row{Slack: slack, TaskCV: cv}
 			for _, c := range []struct {
-				policy string
-				oracle bool
-				out    *float64
-			}{{"flex", true, &row.Oracle}, {"flex", false, &row.Extra}, {"fair", true, &row.Fair}} {
+				policy          string
+				oracle, elapsed bool
+				out             *float64
+			}{{"flex", true, false, &row.Oracle}, {"flex", false, false, &row.Extra}, {"flex", false, true, &row.Elapsed},
+				{"fair", true, false, &row.Fair}} {
 				cfg, err := FLEX42Config(c.policy, c.oracle, slack, 1, cv, seed)
 				if err != nil {
 					return nil, err
 				}
+				cfg.Elapsed = c.elapsed
 				rep, err := Run(cfg)
 				if err != nil {
 					return nil, fmt.Errorf("flex42, slack %v, CV %v, %s: %w", slack, cv, c.policy, err)

@@ -82,6 +82,9 @@ func (r *runner) request() (httpapi.EpochRequest, bool) {
 	}
 	if !r.cfg.Oracle {
 		w.Estimate = &httpapi.EstimateConfig{Work: "extrapolate"}
+		if r.cfg.Elapsed {
+			w.Estimate.Work = "extrapolate_elapsed"
+		}
 	}
 	for _, n := range r.nodes {
 		if n.spec.down(r.t) {
@@ -183,6 +186,17 @@ func (r *runner) phaseState(j *jobState, ph int) *httpapi.PhaseState {
 	if r.cfg.Preschedule && ph == 0 {
 		if lp := j.localPending(); len(lp) > 0 {
 			p.LocalPending = lp
+		}
+	}
+	if r.cfg.Elapsed {
+		for _, t := range j.tasks[ph] {
+			if !t.done && len(t.attempts) > 0 {
+				first := t.attempts[0].start
+				for _, a := range t.attempts {
+					first = math.Min(first, a.start)
+				}
+				p.RunningElapsed += r.t - first
+			}
 		}
 	}
 	if r.cfg.Oracle {

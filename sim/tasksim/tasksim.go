@@ -156,6 +156,9 @@ type Config struct {
 	// nodes) instead of asking flexd to extrapolate it from the task
 	// statistics (FLEX 4.2, the default).
 	Oracle bool
+	// Elapsed, when flexd estimates, asks for extrapolate_elapsed: the
+	// shim also sends each phase's running_elapsed.
+	Elapsed bool
 	// MinShare is the share of each phase's slots guaranteed as minima,
 	// split evenly among the jobs in the phase (FLEX 4.2's pool minimum;
 	// default 0).
