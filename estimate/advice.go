@@ -1,11 +1,10 @@
 package estimate
 
 // This file is the contract of the epoch's advisory outputs
-// (docs/algorithms.md, "Estimates and advice"; the specification is
-// estimate-and-advice.md sections 2 to 4): what a shim tells flexd about
-// nodes and task attempts, what the straggler detectors (late,
-// yarn_default, esamr, esplash) answer, and the state they learn from epoch
-// to epoch. Advice never changes an allocation: Advise reads the decision's
+// (docs/algorithms.md section 9; the specification is estimate-and-
+// advice.md sections 2 to 6): what a shim tells flexd about nodes and task
+// attempts, what the straggler detectors (late, yarn_default, esamr,
+// esplash) and SEPB answer, and the state they learn from epoch to epoch. Advice never changes an allocation: Advise reads the decision's
 // phase budgets and nothing it returns feeds back into the solve.
 //
 // Every list in an Advice is in a stated order, and no float in it is NaN

@@ -9,6 +9,12 @@
 // decisions where the paper is vague (D-F1 to D-F7) are in
 // docs/algorithms.md section 8.
 //
+// It also holds the epoch's advice on task attempts (docs/algorithms.md
+// section 9): the straggler detectors behind Advise (LATE and YARN's
+// speculator as baselines, ESAMR's learned stage weights, ESPLASH's node
+// levels), DynamicMR's SEPB over any of them, and its Slot PreScheduling
+// (PrescheduleConfig.Schedule).
+//
 // The package is pure: no I/O, clock or globals, so that an epoch's
 // decision stays a function of its request.
 package estimate

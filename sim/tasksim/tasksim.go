@@ -11,16 +11,21 @@
 // wasted.
 //
 // sim/cluster is fluid (tasks are divisible); this package is what the
-// straggler detectors need: tasks, attempts, nodes and placement. It is
-// pure and deterministic: one seeded random stream, no clock, no I/O.
+// straggler detectors, SEPB and Slot PreScheduling need: tasks, attempts,
+// nodes and placement. It is pure and deterministic: seeded random
+// streams, no clock, no I/O. Its scenarios (scenario.go) are those of
+// estimate-and-advice.md sections 3.5, 4.5, 5.5, 6.5 and 7.5.
 //
 // Simplifications, each a decision of this package: time advances in
 // fixed steps (Config.Step) with stage ends interpolated inside a step;
-// every node offers its free slots at every step (no heartbeat stagger,
-// no delay scheduling or data locality yet); a backup waits behind its
-// job's pending tasks, as YARN's application master requests it at the
-// maps' priority, and never runs on a node where its task already ran
-// (Hadoop's TaskInProgress.hasRunOnMachine).
+// without Config.Locality every node offers its free slots at every step
+// to every job (with it: heartbeats, input replicas, Hadoop's
+// load-balancing cap and delay scheduling, locality.go); a backup waits
+// behind its job's pending tasks, as YARN's application master requests
+// it at the maps' priority, and never runs on a node where its task
+// already ran (Hadoop's TaskInProgress.hasRunOnMachine); only a task's
+// first attempt straggles (the slowness is the attempt's, not the
+// task's).
 package tasksim
 
 import (
