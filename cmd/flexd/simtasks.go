@@ -23,6 +23,7 @@ type taskFlags struct {
 	log       string
 	plot      string
 	basis     string
+	classify  string
 }
 
 func newSimulateTasksCmd() *cobra.Command {
@@ -61,6 +62,7 @@ func newSimulateTasksCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the task times (the first, with --seeds)")
 	fl.IntVar(&f.seeds, "seeds", 1, "esplash, sepb, preschedule: average over this many seeds from --seed")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
+	fl.StringVar(&f.classify, "levels", "configured", "esplash: the nodes' levels sent as configured, or dynamic (flexd classifies them)")
 	fl.StringVar(&f.basis, "esamr-basis", "", "esamr: what late and esamr compare a slow attempt on, execution_time (default) or time_to_end (Algorithm 4 as printed)")
 	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3; sepb: 10 jobs at 0.8; preschedule: Sort of 32 maps)")
 	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
@@ -73,6 +75,9 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	}
 	if !slices.Contains(tasksim.Formats(), f.format) {
 		return usageError{fmt.Errorf("--format %q: want one of %s", f.format, strings.Join(tasksim.Formats(), ", "))}
+	}
+	if f.classify != "configured" && f.classify != "dynamic" {
+		return usageError{fmt.Errorf("--levels %q: want configured or dynamic", f.classify)}
 	}
 	switch f.basis {
 	case "", "execution_time", "time_to_end":
@@ -187,7 +192,7 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	for i := range seeds {
 		seeds[i] = f.seed + uint64(i)
 	}
-	rows, err := tasksim.CompareESPLASH(seeds, dets)
+	rows, err := tasksim.CompareESPLASH(seeds, dets, f.classify == "dynamic")
 	if err != nil {
 		return err
 	}

@@ -116,8 +116,9 @@ type ESPLASHRow struct {
 }
 
 // CompareESPLASH runs every ESPLASH scenario with every detector, once
-// per seed, and averages.
-func CompareESPLASH(seeds []uint64, detectors []string) ([]ESPLASHRow, error) {
+// per seed, and averages. dynamic leaves the nodes' levels for flexd to
+// classify instead of sending them configured.
+func CompareESPLASH(seeds []uint64, detectors []string, dynamic bool) ([]ESPLASHRow, error) {
 	if len(seeds) == 0 {
 		return nil, fmt.Errorf("tasksim: no seeds")
 	}
@@ -128,7 +129,7 @@ func CompareESPLASH(seeds []uint64, detectors []string) ([]ESPLASHRow, error) {
 			row := ESPLASHRow{Scenario: sc, Detector: d, ByLevel: map[int]float64{}, Seeds: len(seeds)}
 			k := 1 / float64(len(seeds))
 			for _, seed := range seeds {
-				cfg, err := ESPLASHConfig(sc, d, seed)
+				cfg, err := esplashConfig(sc, d, seed, !dynamic)
 				if err != nil {
 					return nil, err
 				}

@@ -50,7 +50,7 @@ func TestESAMRLocks(t *testing.T) {
 // and no ESPLASH backup ever lands on a slowed node or below its
 // original's level.
 func TestESPLASHLocks(t *testing.T) {
-	rows, err := tasksim.CompareESPLASH([]uint64{1}, []string{"none", "yarn_default", "esplash"})
+	rows, err := tasksim.CompareESPLASH([]uint64{1}, []string{"none", "yarn_default", "esplash"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
