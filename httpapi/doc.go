@@ -17,8 +17,16 @@
 //	@version					1.0
 //	@description				FLEX slot-allocation oracle for MapReduce cluster schedulers (docs/api.md).
 //	@BasePath					/
+//	@tag.name					epochs
+//	@tag.description			The shim's call once per epoch, and the history of each cluster's epochs.
+//	@tag.name					solve
+//	@tag.description			One phase problem, stateless, and the metric menu.
+//	@tag.name					plan
+//	@tag.description			FRESH's static map/reduce slot split for a batch.
+//	@tag.name					operations
+//	@tag.description			Probes and this description; no token needed.
 //	@securityDefinitions.apikey	BearerAuth
 //	@in							header
 //	@name						Authorization
-//	@description				"Bearer <token>" as printed by `flexd token create`.
+//	@description				The token as printed by flexd token create.
 package httpapi

@@ -335,6 +335,7 @@ func clusterParam(r *http.Request) (string, error) {
 // postEpoch godoc
 //
 //	@Summary		Decide one epoch of a cluster
+//	@ID			decideEpoch
 //	@Description	The shim's call, once per epoch. Idempotent on (cluster, epoch): the same body again returns the stored decision with Idempotent-Replay: true; a different body is 409. The phases' plans are delta-encoded (plan.encoding "delta": each interval lists only the jobs whose slots changed, 0 meaning released), which is also how the decision is stored; ?plan=dense lists every job's slots in every interval, for people; ?plan=none leaves the intervals out.
 //	@Tags			epochs
 //	@Accept			json
@@ -728,6 +729,8 @@ func storeAllocations(resp *EpochResponse) []store.Allocation {
 // listEpochs godoc
 //
 //	@Summary	List a cluster's stored epochs, newest first
+//	@ID		listEpochs
+//	@Description The stored epochs of a cluster, newest first, cursor-paged; from and to bound the epoch numbers, job_id keeps the epochs that name a job.
 //	@Tags		epochs
 //	@Produce	json
 //	@Param		cluster	path		string	true	"cluster name"
@@ -829,6 +832,8 @@ func storedEpoch(rec store.Record) StoredEpoch {
 // getEpoch godoc
 //
 //	@Summary	One stored epoch: the request and its decision
+//	@ID		getEpoch
+//	@Description One stored epoch: the request as stored and the decision as answered.
 //	@Tags		epochs
 //	@Produce	json
 //	@Param		cluster	path		string	true	"cluster name"
@@ -861,6 +866,7 @@ func (s *Server) getEpoch(w http.ResponseWriter, r *http.Request) {
 // exportEpochs godoc
 //
 //	@Summary		Export a cluster's epoch log as JSON Lines
+//	@ID			exportEpochs
 //	@Description	One request body per line, oldest first, each with "cluster" added; the format `flexd replay` reads. Streamed.
 //	@Tags			epochs
 //	@Produce		application/jsonl

@@ -26,6 +26,8 @@ type Health struct {
 // healthz godoc
 //
 //	@Summary	Liveness: the process is up
+//	@ID		health
+//	@Description The process is up and serving; nothing else is checked (no store call). For a load balancer's liveness probe.
 //	@Tags		operations
 //	@Produce	json
 //	@Success	200	{object}	Health
@@ -41,6 +43,7 @@ const readyTimeout = 2 * time.Second
 // readyz godoc
 //
 //	@Summary		Readiness: store reachable and migrations applied
+//	@ID			ready
 //	@Description	200 with status ready or degraded (history spooled locally while the database is away); 503 with not_ready or shutting_down.
 //	@Tags			operations
 //	@Produce		json
@@ -124,6 +127,8 @@ type MetricInfo struct {
 // metricMenu godoc
 //
 //	@Summary	The metric menu
+//	@ID		listMetrics
+//	@Description Every metric a request may name, with its aggregate, what it needs (deadline, sla, weight) and whether it is convex.
 //	@Tags		solve
 //	@Produce	json
 //	@Success	200	{object}	MetricMenu
@@ -160,6 +165,8 @@ func newMetricMenu() MetricMenu {
 // openapi godoc
 //
 //	@Summary	This API's OpenAPI 3 description
+//	@ID		getOpenAPI
+//	@Description This document, as the server embeds it (the Swagger UI at /swagger/ reads it).
 //	@Tags		operations
 //	@Produce	application/yaml
 //	@Success	200	{object}	map[string]any	"api/openapi.yaml, as YAML"

@@ -10,6 +10,7 @@ import (
 // planSlotConfig godoc
 //
 //	@Summary		Plan a static map/reduce slot split for a batch (FRESH Alg. 3.3.1)
+//	@ID			planSlotConfig
 //	@Description	Simulates the batch of job profiles under every split of slots into map and reduce slots (at most k jobs per phase at a time) and answers the split with the least predicted makespan, and the whole curve. Stateless. The body and answer are package plan's, the same as `flexd plan slot-config`.
 //	@Tags			plan
 //	@Accept			json

@@ -498,6 +498,7 @@ func SolveJSONEffort(body []byte, effort *int) (status int, resp any) {
 // solve godoc
 //
 //	@Summary		Solve one phase problem (stateless)
+//	@ID			solve
 //	@Description	Splits slots among jobs with the chosen policy and returns the allocation now, the whole plan and the objective recomputed from it.
 //	@Tags			solve
 //	@Accept			json

@@ -4,8 +4,8 @@
 # Starts a throwaway PostgreSQL 15 in a temporary directory (with
 # scripts/pg-start.sh), exports
 # TEST_DATABASE_URL for the PostgreSQL-backed tests, runs `go vet` and
-# `go test`, checks api/openapi.yaml is up to date (when
-# scripts/check-openapi.sh exists and no packages were named), and stops the
+# `go test`, checks api/openapi.yaml is up to date and lints it with Spectral
+# and Redocly (when no packages were named), and stops the
 # server and removes the directory on every exit path.
 #
 # Usage: scripts/test.sh [go test flags] [packages]
@@ -94,6 +94,10 @@ run go test "${test_args[@]}" || status=$?
 if $full_run && [ -f scripts/check-openapi.sh ]; then
 	log "checking api/openapi.yaml is up to date"
 	run bash scripts/check-openapi.sh || status=$?
+fi
+if $full_run && [ -f scripts/lint-openapi.sh ]; then
+	log "linting api/openapi.yaml (Spectral, Redocly)"
+	run bash scripts/lint-openapi.sh || status=$?
 fi
 
 if [ "$status" -eq 0 ]; then

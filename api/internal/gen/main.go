@@ -110,10 +110,24 @@ func Convert(v2 []byte) ([]byte, error) {
 	return append([]byte(header), y...), nil
 }
 
+// publicOperations answer without a token: the probes and the spec.
+var publicOperations = []string{"health", "ready", "getOpenAPI"}
+
 // fixup says what Swagger 2.0 cannot: error bodies are
 // application/problem+json (Swagger 2.0 has one media type per operation),
-// and every response carries X-Request-Id.
+// and every response carries X-Request-Id; the token is an HTTP bearer
+// token (Swagger 2.0 knows only API keys, so the printed token would need
+// "Bearer " typed before it in the Swagger UI), required at the root, and
+// the public operations say they need none.
 func fixup(doc *openapi3.T) {
+	if doc.Components != nil {
+		if ref, ok := doc.Components.SecuritySchemes["BearerAuth"]; ok && ref.Value != nil {
+			ref.Value = openapi3.NewJWTSecurityScheme()
+			ref.Value.BearerFormat = "opaque token printed by flexd token create"
+			ref.Value.Description = "The token exactly as `flexd token create` prints it; clients send it as Authorization: Bearer TOKEN."
+			doc.Security = openapi3.SecurityRequirements{{"BearerAuth": []string{}}}
+		}
+	}
 	requestID := &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 		Description: "the request's id, as logged; echoes a sane incoming X-Request-Id",
 		Required:    true,
@@ -121,6 +135,9 @@ func fixup(doc *openapi3.T) {
 	}}}
 	for _, path := range doc.Paths.InMatchingOrder() {
 		for _, op := range doc.Paths.Value(path).Operations() {
+			if slices.Contains(publicOperations, op.OperationID) {
+				op.Security = &openapi3.SecurityRequirements{}
+			}
 			if op.Responses == nil {
 				continue
 			}

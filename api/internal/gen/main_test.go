@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // TestConvert checks what Convert adds beyond openapi2conv: problem bodies
@@ -45,5 +47,34 @@ func TestConvert(t *testing.T) {
 		if string(again) != y {
 			t.Fatalf("Convert is not deterministic")
 		}
+	}
+}
+
+// TestConvertSecurity: the API-key scheme swag can say becomes an HTTP
+// bearer scheme required at the root, and a public operation says it
+// needs none.
+func TestConvertSecurity(t *testing.T) {
+	const v2 = `{
+	  "swagger": "2.0", "info": {"title": "t", "version": "1"}, "basePath": "/",
+	  "securityDefinitions": {"BearerAuth": {"type": "apiKey", "name": "Authorization", "in": "header"}},
+	  "paths": {
+	    "/healthz": {"get": {"operationId": "health", "responses": {"200": {"description": "OK"}}}},
+	    "/v1/solve": {"post": {"operationId": "solve", "security": [{"BearerAuth": []}], "responses": {"200": {"description": "OK"}}}}}}`
+	out, err := Convert([]byte(v2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := doc.Components.SecuritySchemes["BearerAuth"].Value; sc.Type != "http" || sc.Scheme != "bearer" {
+		t.Errorf("BearerAuth is %s/%s, want http/bearer", sc.Type, sc.Scheme)
+	}
+	if len(doc.Security) != 1 || doc.Security[0]["BearerAuth"] == nil {
+		t.Errorf("root security %v, want BearerAuth", doc.Security)
+	}
+	if sec := doc.Paths.Find("/healthz").Get.Security; sec == nil || len(*sec) != 0 {
+		t.Errorf("/healthz security %v, want none (public)", sec)
 	}
 }
