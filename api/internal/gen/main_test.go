@@ -20,7 +20,7 @@ func TestConvert(t *testing.T) {
 	  "definitions": {
 	    "httpapi.Health": {"type": "object", "properties": {"status": {"type": "string"}}},
 	    "httpapi.Problem": {"type": "object", "properties": {"status": {"type": "integer"}}}}}`
-	first, err := Convert([]byte(v2))
+	first, err := Convert([]byte(v2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestConvert(t *testing.T) {
 		t.Errorf("application/json appears %d times, want 2 (200 and 503):\n%s", n, y)
 	}
 	for range 5 {
-		again, err := Convert([]byte(v2))
+		again, err := Convert([]byte(v2), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestConvertSecurity(t *testing.T) {
 	  "paths": {
 	    "/healthz": {"get": {"operationId": "health", "responses": {"200": {"description": "OK"}}}},
 	    "/v1/solve": {"post": {"operationId": "solve", "security": [{"BearerAuth": []}], "responses": {"200": {"description": "OK"}}}}}}`
-	out, err := Convert([]byte(v2))
+	out, err := Convert([]byte(v2), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
