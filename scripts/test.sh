@@ -5,7 +5,8 @@
 # scripts/pg-start.sh), exports
 # TEST_DATABASE_URL for the PostgreSQL-backed tests, runs `go vet` and
 # `go test`, checks api/openapi.yaml is up to date and lints it with Spectral
-# and Redocly (when no packages were named), and stops the
+# and Redocly, and clicks the Swagger UI's Try it out in Chromium (when no
+# packages were named), and stops the
 # server and removes the directory on every exit path.
 #
 # Usage: scripts/test.sh [go test flags] [packages]
@@ -98,6 +99,10 @@ fi
 if $full_run && [ -f scripts/lint-openapi.sh ]; then
 	log "linting api/openapi.yaml (Spectral, Redocly)"
 	run bash scripts/lint-openapi.sh || status=$?
+fi
+if $full_run && [ -f scripts/browser-test.sh ]; then
+	log "the Swagger UI's Try it out in Chromium"
+	run bash scripts/browser-test.sh || status=$?
 fi
 
 if [ "$status" -eq 0 ]; then
