@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/flexd/flexd/solver/mps"
 )
 
 // benchJobs builds a seeded FLEX 4.1-like phase problem: most jobs can use
@@ -31,20 +33,37 @@ func benchJobs(n, total int) []Job {
 	return jobs
 }
 
-// BenchmarkPlan times the whole FAIR plan, one fair-share computation and
-// one rounding per completion: O(J^2) by design (docs/fair-share.md).
+// BenchmarkPlan times the whole FAIR plan: Plan (event-driven for MRv1)
+// and planRecompute, the direct computation it reproduces (one fair-share
+// computation and one rounding per completion), at J = 100 and 1,000;
+// Plan alone at 10,000, where the direct computation takes seconds.
+//
+//	go test ./solver/fairshare -run '^$' -bench 'BenchmarkPlan' -benchtime 5x -count 3
 func BenchmarkPlan(b *testing.B) {
-	for _, v := range []Variant{MRv1, YARN} {
-		for _, size := range []struct{ jobs, slots int }{{100, 1000}, {1000, 10000}} {
-			jobs := benchJobs(size.jobs, size.slots)
-			b.Run(fmt.Sprintf("variant=%s/jobs=%d/slots=%d", v, size.jobs, size.slots), func(b *testing.B) {
-				var intervals int
-				for b.Loop() {
-					intervals = len(Plan(v, jobs, size.slots, 0).Intervals)
+	type size struct{ jobs, slots int }
+	for _, impl := range []struct {
+		name  string
+		plan  func(Variant, []Job, int, float64) mps.Plan
+		sizes []size
+	}{
+		{"plan", Plan, []size{{100, 1000}, {1000, 10000}, {10000, 100000}}},
+		{"recompute", planRecompute, []size{{100, 1000}, {1000, 10000}}},
+	} {
+		for _, v := range []Variant{MRv1, YARN} {
+			for _, sz := range impl.sizes {
+				if v == YARN && sz.jobs > 1000 {
+					continue // YARN takes the direct computation
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size.jobs), "ns/job")
-				b.ReportMetric(float64(intervals), "intervals")
-			})
+				jobs := benchJobs(sz.jobs, sz.slots)
+				b.Run(fmt.Sprintf("impl=%s/variant=%s/jobs=%d/slots=%d", impl.name, v, sz.jobs, sz.slots), func(b *testing.B) {
+					var intervals int
+					for b.Loop() {
+						intervals = len(impl.plan(v, jobs, sz.slots, 0).Intervals)
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(sz.jobs), "ns/job")
+					b.ReportMetric(float64(intervals), "intervals")
+				})
+			}
 		}
 	}
 }

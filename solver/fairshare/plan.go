@@ -13,31 +13,19 @@ import (
 // 1e-13 slot-seconds to do and an interval of 1e-15 seconds for it.
 const CompletionTolerance = 1e-9
 
-// Plan simulates FAIR from now (docs/algorithms.md section 5; docs/
-// fair-share.md, "In a plan ... FAIR is recomputed every time a job
-// completes"): the live jobs' fair shares by Compute with variant v, turned
-// into slots by Slots, held until the first live job completes, which
-// leaves; then recomputed, until every job is done. Work is in slot-seconds
-// with linear speedup (FLEX 2.5); times are seconds on the caller's clock.
+// planRecompute is FAIR's plan computed the direct way, as
+// docs/fair-share.md states it ("In a plan ... FAIR is recomputed every time
+// a job completes"): at every completion the live jobs' fair shares by
+// Compute with variant v, turned into slots by Slots, held until the first
+// live job completes, which leaves; then recomputed, until every job is
+// done. It is the definition Plan must reproduce bit for bit and its test
+// oracle, and it still serves the YARN variant (see Plan).
 //
-// The result is an mps.Plan indexed like jobs: delta-encoded intervals (a
-// finished job appears once with 0 slots), each job's completion time, and
-// the first interval's slots (what the caller enforces now). Jobs complete
-// together when within CompletionTolerance of each other.
-//
-// Jobs should be normalised as Slots expects and have finite Work > 0. A job
-// with Work <= 0 (or NaN) is complete at now and never holds a slot. If the
-// live jobs can make no progress (total < 1, or every live Max is 0) or the
-// next completion is infinitely far (infinite Work), the plan stops there
-// and those jobs complete at +Inf. A completion closer to the previous one
-// than the clock's float64 resolution there gets no interval of its own:
-// the job completes at that same instant.
-//
-// Each interval costs a fair-share computation and a rounding, O(J) to
-// O(J log J), and there are at most J intervals, so Plan is O(J^2 log J)
-// time; the plan itself can hold O(J^2) changes since FAIR moves every
-// live job's share at every completion.
-func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
+// Each interval costs a fair-share computation (about 30 passes over the
+// live jobs: the doubling and Iterations bisection steps) and a rounding,
+// O(J log J), and there are at most J intervals, so planRecompute is
+// O(J^2 log J) time: 14-17 s at J = 10,000 (issue 13).
+func planRecompute(v Variant, jobs []Job, total int, now float64) mps.Plan {
 	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
 

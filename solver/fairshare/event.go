@@ -1,0 +1,594 @@
+package fairshare
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/flexd/flexd/solver/mps"
+)
+
+// Plan simulates FAIR from now (docs/algorithms.md section 5; docs/
+// fair-share.md, "In a plan ... FAIR is recomputed every time a job
+// completes"): the live jobs' fair shares by Compute with variant v, turned
+// into slots by Slots, held until the first live job completes, which
+// leaves; then recomputed, until every job is done. Work is in slot-seconds
+// with linear speedup (FLEX 2.5); times are seconds on the caller's clock.
+//
+// The result is an mps.Plan indexed like jobs: delta-encoded intervals (a
+// finished job appears once with 0 slots), each job's completion time, and
+// the first interval's slots (what the caller enforces now). Jobs complete
+// together when within CompletionTolerance of each other.
+//
+// Jobs should be normalised as Slots expects and have finite Work > 0. A job
+// with Work <= 0 (or NaN) is complete at now and never holds a slot. If the
+// live jobs can make no progress (total < 1, or every live Max is 0) or the
+// next completion is infinitely far (infinite Work), the plan stops there
+// and those jobs complete at +Inf. A completion closer to the previous one
+// than the clock's float64 resolution there gets no interval of its own:
+// the job completes at that same instant.
+//
+// The result is bit for bit the plan of the direct computation
+// (planRecompute, the test oracle), but for MRv1 it is not computed that
+// way: Hadoop's fair shares depend only on the live jobs' weights, minima
+// and maxima, so the total as a function of the water level R is piecewise
+// linear with breakpoints at Min/Weight and Max/Weight that only move when
+// a job leaves. Plan keeps those breakpoints sorted under two Fenwick trees
+// (the waterline type), so each of the doubling and bisection steps of
+// computeMRv1 costs O(log J) instead of a pass over the live jobs; the exact
+// in-order float sum Hadoop's loop computes is only evaluated when the
+// estimate is too close to the target to decide (see waterline.below). The
+// rounding then costs one pass and a selection of the jobs that get the
+// spare slots (see roundMRv1), so an interval costs O(J) with a small
+// constant where planRecompute spends about 30 passes and a heap. YARN
+// (integer shares whose sum has no closed form) and inputs outside the
+// documented preconditions (NaN weights or submission times, minima above
+// maxima) take the direct computation.
+func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
+	if (v == MRv1 || v == "") && fastMRv1(jobs) {
+		return planMRv1(jobs, total, now)
+	}
+	return planRecompute(v, jobs, total, now)
+}
+
+// fastMRv1 reports whether planMRv1 may take the jobs: finite weights in
+// [0, 2^200] (so that no product with the water level overflows), ordered
+// submission times and 0 <= Min <= Max. Anything else keeps the direct
+// computation, whose behaviour on such input is the definition.
+func fastMRv1(jobs []Job) bool {
+	for _, j := range jobs {
+		if !(j.Weight >= 0 && j.Weight <= 0x1p200) || j.Submitted != j.Submitted || j.Min < 0 || j.Min > j.Max {
+			return false
+		}
+	}
+	return true
+}
+
+// planMRv1 is Plan for the MRv1 variant; see Plan.
+func planMRv1(jobs []Job, total int, now float64) mps.Plan {
+	n := len(jobs)
+	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
+
+	remaining := make([]float64, n)
+	alive := make([]bool, n)
+	live := make([]int, 0, n) // ascending job index, kept so as jobs leave
+	for j, job := range jobs {
+		if job.Work > 0 {
+			remaining[j] = job.Work
+			live = append(live, j)
+			alive[j] = true
+		} else {
+			p.Completions[j] = now
+		}
+	}
+	var (
+		wl     = newWaterline(jobs, alive)
+		rd     = newRounding(jobs)
+		shares = make([]float64, n)
+		alloc  = make([]int, n)
+		prev   = make([]int, n) // slots of the last interval emitted, by job
+		gone   []int            // jobs that left since the last interval emitted
+		t      = now
+	)
+	for len(live) > 0 {
+		right := wl.solve(live, total)
+		sh, al := shares[:len(live)], alloc[:len(live)]
+		rd.round(al, sh, live, right, total)
+
+		// From here on, as planRecompute: the interval lasts until the first
+		// live job with slots completes.
+		dt := math.Inf(1)
+		for k, j := range live {
+			if al[k] > 0 {
+				dt = min(dt, remaining[j]/float64(al[k]))
+			}
+		}
+		if math.IsInf(dt, 1) || dt != dt {
+			for _, j := range live {
+				p.Completions[j] = math.Inf(1)
+			}
+			break
+		}
+		end := t + dt
+		if !(end > t) {
+			next := live[:0]
+			for k, j := range live {
+				if s := float64(al[k]); s > 0 && remaining[j]/s <= dt*(1+CompletionTolerance) {
+					p.Completions[j] = t
+					wl.remove(j)
+					gone = append(gone, j)
+					continue
+				}
+				next = append(next, j)
+			}
+			live = next
+			continue
+		}
+
+		iv := mps.Interval{Start: t, End: end}
+		iv.Changes = appendChanges(iv.Changes, live, al, gone, prev)
+		if len(p.Intervals) == 0 {
+			for k, j := range live {
+				p.First[j] = al[k]
+			}
+		}
+		p.Intervals = append(p.Intervals, iv)
+		for _, j := range gone {
+			prev[j] = 0
+		}
+		gone = gone[:0]
+		for k, j := range live {
+			prev[j] = al[k]
+		}
+
+		next := live[:0]
+		for k, j := range live {
+			s := float64(al[k])
+			if s > 0 && remaining[j]/s <= dt*(1+CompletionTolerance) {
+				p.Completions[j] = end
+				remaining[j] = 0
+				wl.remove(j)
+				gone = append(gone, j)
+				continue
+			}
+			remaining[j] -= s * dt
+			next = append(next, j)
+		}
+		live = next
+		t = end
+	}
+	return p
+}
+
+// appendChanges appends, in ascending job order as planRecompute lists
+// them, every job whose slots differ from the previous interval's: the live
+// jobs (ascending, slots al) and the jobs that left since (gone, now at 0).
+func appendChanges(dst []mps.Change, live, al, gone, prev []int) []mps.Change {
+	slices.Sort(gone)
+	g := 0
+	for k, j := range live {
+		for ; g < len(gone) && gone[g] < j; g++ {
+			if prev[gone[g]] != 0 {
+				dst = append(dst, mps.Change{Job: gone[g], Slots: 0})
+			}
+		}
+		if al[k] != prev[j] {
+			dst = append(dst, mps.Change{Job: j, Slots: al[k]})
+		}
+	}
+	for ; g < len(gone); g++ {
+		if prev[gone[g]] != 0 {
+			dst = append(dst, mps.Change{Job: gone[g], Slots: 0})
+		}
+	}
+	return dst
+}
+
+// waterline answers computeMRv1's question "is the total below the target
+// at water level r?" for the live jobs without a pass over them.
+//
+// Each live job's share min(c, max(m, w r)) is m up to r = m/w, w r up to
+// r = c/w, and c after (Hadoop's computeShare in SchedulingAlgorithms), so
+// the total is piecewise linear in r: the sum of the live minima, plus,
+// over the breakpoints at or below r, a constant part (-m at m/w, +c at
+// c/w) and a slope (+w at m/w, -w at c/w) times r. The breakpoints are
+// sorted once; two Fenwick trees over that order hold the constant parts
+// (exactly, in integers) and the slopes, and a job leaving removes its two
+// entries. Jobs with weight 0 or Min == Max have no breakpoint: their share
+// is their Min.
+type waterline struct {
+	jobs  []Job
+	alive []bool
+	nLive int
+
+	bpv []float64  // breakpoint values, ascending
+	pos [][2]int32 // per job: 1-based Fenwick positions of its two entries, 0 if none
+	fc  []int64    // Fenwick tree of the constant parts
+	fw  []float64  // Fenwick tree of the slopes
+
+	base   int64 // sum of the live jobs' Min
+	sumMax int64 // sum of the live jobs' Max
+
+	// Error bound terms (see below): the sum over all jobs of Min + Max and
+	// of the weights, and the Fenwick trees' error factor.
+	mabs, wabs, errK float64
+
+	// sat lists the jobs computeMRv1's saturation test looks at (weight > 0
+	// and Min < Max) by Max/Weight descending (satV); satTop is the first
+	// that may still be live.
+	sat    []int32
+	satV   []float64
+	satTop int
+
+	// exact counts the evaluations that needed the exact in-order sum.
+	exact int
+}
+
+func newWaterline(jobs []Job, alive []bool) *waterline {
+	n := len(jobs)
+	wl := &waterline{jobs: jobs, alive: alive, pos: make([][2]int32, n)}
+	type entry struct {
+		v   float64
+		job int32
+		hi  bool
+	}
+	var entries []entry
+	for j, job := range jobs {
+		wl.mabs += float64(job.Min) + float64(job.Max)
+		if !alive[j] {
+			continue
+		}
+		wl.nLive++
+		wl.base += int64(job.Min)
+		wl.sumMax += int64(job.Max)
+		if job.Weight > 0 && job.Min < job.Max {
+			wl.wabs += job.Weight
+			entries = append(entries,
+				entry{float64(job.Min) / job.Weight, int32(j), false},
+				entry{float64(job.Max) / job.Weight, int32(j), true})
+		}
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		if c := cmp.Compare(a.v, b.v); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.job, b.job); c != 0 {
+			return c
+		}
+		switch {
+		case a.hi == b.hi:
+			return 0
+		case a.hi:
+			return 1
+		}
+		return -1
+	})
+	m := len(entries)
+	wl.bpv = make([]float64, m)
+	wl.fc = make([]int64, m+1)
+	wl.fw = make([]float64, m+1)
+	for k, e := range entries {
+		job := jobs[e.job]
+		wl.bpv[k] = e.v
+		if e.hi {
+			wl.pos[e.job][1] = int32(k + 1)
+			wl.fc[k+1] = int64(job.Max)
+			wl.fw[k+1] = -job.Weight
+		} else {
+			wl.pos[e.job][0] = int32(k + 1)
+			wl.fc[k+1] = -int64(job.Min)
+			wl.fw[k+1] = job.Weight
+		}
+	}
+	for i := 1; i <= m; i++ { // linear-time Fenwick construction
+		if p := i + i&-i; p <= m {
+			wl.fc[p] += wl.fc[i]
+			wl.fw[p] += wl.fw[i]
+		}
+	}
+	// Each Fenwick node is a float sum of at most 2m additions (building,
+	// then removals), each off by at most u times the sum of all weights;
+	// a query adds up to bits.Len(m) nodes. Doubled for headroom.
+	wl.errK = 2 * float64(2*m+bits.Len(uint(m))+4)
+
+	for _, e := range entries {
+		if e.hi {
+			wl.sat = append(wl.sat, e.job)
+		}
+	}
+	slices.SortStableFunc(wl.sat, func(a, b int32) int {
+		return cmp.Compare(float64(jobs[b].Max)/jobs[b].Weight, float64(jobs[a].Max)/jobs[a].Weight)
+	})
+	wl.satV = make([]float64, len(wl.sat))
+	for k, j := range wl.sat {
+		wl.satV[k] = float64(jobs[j].Max) / jobs[j].Weight
+	}
+	return wl
+}
+
+// remove takes job j out of the live set.
+func (wl *waterline) remove(j int) {
+	job := wl.jobs[j]
+	wl.alive[j] = false
+	wl.nLive--
+	wl.base -= int64(job.Min)
+	wl.sumMax -= int64(job.Max)
+	if lo := wl.pos[j][0]; lo > 0 {
+		wl.add(int(lo), int64(job.Min), -job.Weight)
+		wl.add(int(wl.pos[j][1]), -int64(job.Max), job.Weight)
+	}
+}
+
+func (wl *waterline) add(i int, dc int64, dw float64) {
+	for ; i < len(wl.fc); i += i & -i {
+		wl.fc[i] += dc
+		wl.fw[i] += dw
+	}
+}
+
+// solve is computeMRv1 on the live jobs (ascending index order, which is
+// the order Hadoop's loop sums in): the right end of the bisection bracket,
+// where the shares are evaluated.
+func (wl *waterline) solve(live []int, total int) float64 {
+	target := math.Min(float64(wl.sumMax), float64(total))
+	rMax := 1.0
+	for !wl.saturated(rMax) && wl.below(live, rMax, target) {
+		rMax *= 2
+	}
+	left, right := 0.0, rMax
+	for range Iterations {
+		mid := (left + right) / 2
+		if wl.below(live, mid, target) {
+			left = mid
+		} else {
+			right = mid
+		}
+	}
+	return right
+}
+
+// below reports usedMRv1(live, r) < target exactly. The piecewise-linear
+// estimate differs from the float sum Hadoop's loop computes by at most the
+// rounding of each share (u = 2^-53 of it), of the in-order sum (J u of the
+// total), of the breakpoints (u (Min + Max) per job at most) and of the
+// slopes' Fenwick sums (errK u times the sum of weights, times r); only
+// when the target lies within that bound is the sum computed as Hadoop
+// does, term by term in order. Away from the answer the bisection's steps
+// are decided by the estimate alone, and at the answer the bracket's width
+// makes a tie within 1e-7 or so of a slot rare (exact ties, as integer
+// instances have, are where the exact sum runs).
+func (wl *waterline) below(live []int, r, target float64) bool {
+	// idx = number of breakpoints <= r.
+	lo, hi := 0, len(wl.bpv)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if wl.bpv[mid] <= r {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	c, w := wl.base, 0.0
+	for i := lo; i > 0; i &= i - 1 {
+		c += wl.fc[i]
+		w += wl.fw[i]
+	}
+	est := float64(c) + w*r
+	const u = 0x1p-53
+	bound := 2 * u * (float64(wl.nLive+4)*(math.Abs(est)+1) + wl.mabs + wl.errK*wl.wabs*r)
+	switch {
+	case est+bound < target:
+		return true
+	case est-bound > target:
+		return false
+	}
+	wl.exact++
+	used := 0.0
+	for _, j := range live {
+		job := &wl.jobs[j]
+		used += shareMRv1(job.Weight, job.Min, job.Max, r)
+	}
+	return used < target
+}
+
+// saturated is usedMRv1's second result for the live jobs: whether every
+// job with weight > 0 and Min < Max is at its cap at r. Only the jobs whose
+// Max/Weight is within rounding of r or above need the exact test.
+func (wl *waterline) saturated(r float64) bool {
+	for wl.satTop < len(wl.sat) && !wl.alive[wl.sat[wl.satTop]] {
+		wl.satTop++
+	}
+	for k := wl.satTop; k < len(wl.sat); k++ {
+		j := wl.sat[k]
+		if !wl.alive[j] {
+			continue
+		}
+		if wl.satV[k] < r*(1-1e-9) {
+			return true // this and every later job: Max/Weight < r
+		}
+		job := &wl.jobs[j]
+		if float64(job.Weight*r) < float64(job.Max) {
+			return false
+		}
+	}
+	return true
+}
+
+// rounding is Slots (rounder.round) for MRv1 shares at one water level,
+// without the heap: see round.
+type rounding struct {
+	jobs []Job
+	rank []int32 // each job's place in Slots's last tie-breakers: Submitted, ID, index
+	cand []candidate
+	sub  []Job
+	r    rounder
+}
+
+// candidate is a job that may get a spare slot, with Slots's order keys.
+type candidate struct {
+	deficit, perWeight float64
+	rank               int32
+	k                  int32 // position in the live list
+}
+
+func newRounding(jobs []Job) *rounding {
+	order := make([]int32, len(jobs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		ja, jb := &jobs[a], &jobs[b]
+		if c := cmp.Compare(ja.Submitted, jb.Submitted); c != 0 {
+			return c
+		}
+		if c := strings.Compare(ja.ID, jb.ID); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	rank := make([]int32, len(jobs))
+	for r, j := range order {
+		rank[j] = int32(r)
+	}
+	return &rounding{jobs: jobs, rank: rank}
+}
+
+// round sets al to Slots(sh, live jobs, total) where sh are the MRv1 shares
+// at water level r, which it also fills in.
+//
+// Slots floors each share, clamps it into [Min, Max], then hands the spare
+// slots one at a time to the first eligible job (slots < Max) in its order:
+// larger deficit (share - slots), fewer slots per weight, earlier
+// Submitted, smaller ID, smaller index. A shares lies in [Min, Max], so a
+// deficit is in [0, 1) and after its extra slot a job's deficit is
+// negative: it ranks after every job still waiting. So while the spare
+// slots k are no more than the eligible jobs, the heap hands them to the
+// first k eligible jobs in that order, one each, which a selection finds in
+// linear time. More spare slots than eligible jobs (a weight-0 job taking
+// several) or floors above the target take the heap.
+func (rd *rounding) round(al []int, sh []float64, live []int, r float64, total int) {
+	jobs := rd.jobs
+	sum, sumMax := 0, 0
+	for k, j := range live {
+		job := &jobs[j]
+		s := shareMRv1(job.Weight, job.Min, job.Max, r)
+		sh[k] = s
+		sumMax += job.Max
+		f := math.Floor(s)
+		var o int
+		switch {
+		case f <= float64(job.Min):
+			o = job.Min
+		case f >= float64(job.Max):
+			o = job.Max
+		default:
+			o = int(f)
+		}
+		o = max(o, 0)
+		al[k] = o
+		sum += o
+	}
+	target := max(min(total, sumMax), 0)
+	if sum == target {
+		return
+	}
+	spare := target - sum
+	if spare > 0 {
+		cand := rd.cand[:0]
+		for k, j := range live {
+			job := &jobs[j]
+			if al[k] < job.Max {
+				pw := math.Inf(1)
+				if job.Weight > 0 {
+					pw = float64(al[k]) / job.Weight
+				}
+				cand = append(cand, candidate{sh[k] - float64(al[k]), pw, rd.rank[j], int32(k)})
+			}
+		}
+		rd.cand = cand
+		if spare <= len(cand) {
+			selectFirst(cand, spare)
+			for _, c := range cand[:spare] {
+				al[c.k]++
+			}
+			return
+		}
+	}
+	sub := rd.sub[:0]
+	for _, j := range live {
+		sub = append(sub, jobs[j])
+	}
+	rd.sub = sub
+	rd.r.round(al, sh, sub, total)
+}
+
+// before is Slots's order on candidates: who gets the next spare slot.
+func (a *candidate) before(b *candidate) bool {
+	if a.deficit != b.deficit {
+		return a.deficit > b.deficit
+	}
+	if a.perWeight != b.perWeight {
+		return a.perWeight < b.perWeight
+	}
+	return a.rank < b.rank
+}
+
+// selectFirst reorders c so that its first k elements are the first k in
+// the order before (a strict total order: ranks are distinct), by
+// quickselect with a median-of-three pivot; it falls back to sorting when
+// the partitions stop shrinking, so the worst case is O(n log n).
+func selectFirst(c []candidate, k int) {
+	lo, hi := 0, len(c) // the k-th boundary lies in [lo, hi)
+	budget := 2 * bits.Len(uint(len(c)))
+	for hi-lo > 16 && k > lo && k < hi {
+		if budget == 0 {
+			slices.SortFunc(c[lo:hi], cmpCandidates)
+			return
+		}
+		budget--
+		m := lo + (hi-lo)/2
+		if c[m].before(&c[lo]) {
+			c[m], c[lo] = c[lo], c[m]
+		}
+		if c[hi-1].before(&c[lo]) {
+			c[hi-1], c[lo] = c[lo], c[hi-1]
+		}
+		if c[hi-1].before(&c[m]) {
+			c[hi-1], c[m] = c[m], c[hi-1]
+		}
+		pivot := c[m]
+		// Lomuto partition with the pivot parked at the end.
+		c[m], c[hi-1] = c[hi-1], c[m]
+		s := lo
+		for i := lo; i < hi-1; i++ {
+			if c[i].before(&pivot) {
+				c[i], c[s] = c[s], c[i]
+				s++
+			}
+		}
+		c[s], c[hi-1] = c[hi-1], c[s]
+		switch {
+		case s == k || s+1 == k:
+			return
+		case k < s:
+			hi = s
+		default:
+			lo = s + 1
+		}
+	}
+	if k > lo && k < hi {
+		slices.SortFunc(c[lo:hi], cmpCandidates)
+	}
+}
+
+func cmpCandidates(a, b candidate) int {
+	switch {
+	case a.before(&b):
+		return -1
+	case b.before(&a):
+		return 1
+	}
+	return 0
+}

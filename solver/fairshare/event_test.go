@@ -1,0 +1,179 @@
+package fairshare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/flexd/flexd/solver/mps"
+	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
+)
+
+// samePlan fails unless got is want exactly: every interval's bounds, every
+// change, every completion time bit for bit (no tolerance), and First.
+func samePlan(tb fataler, want, got mps.Plan) {
+	tb.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		tb.Fatalf("Plan differs from planRecompute (-recompute +plan):\n%s", diff)
+	}
+}
+
+// TestPlanMatchesRecomputeSmall compares Plan with the direct computation
+// on small instances of small integers, where exact ties (equal shares,
+// totals hitting the target at a bisection midpoint, simultaneous
+// completions) are common: every tie must break the same way.
+func TestPlanMatchesRecomputeSmall(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		jobs, total := genInstance(t)
+		v := rapid.SampledFrom([]Variant{MRv1, YARN}).Draw(t, "variant")
+		now := float64(rapid.IntRange(-5, 5).Draw(t, "now"))
+		samePlan(t, planRecompute(v, jobs, total, now), Plan(v, jobs, total, now))
+	})
+}
+
+// genFloatInstance draws an instance like solvertest.Large: real weights,
+// work and submission times, minima that fit in S, maxima that sometimes
+// bind; sometimes with a few weights repeated, so that equal fractional
+// parts meet the later tie-breakers.
+func genFloatInstance(t *rapid.T) ([]Job, int) {
+	n := rapid.IntRange(1, 150).Draw(t, "J")
+	total := rapid.IntRange(1, 20*n).Draw(t, "S")
+	seed := rapid.Uint64().Draw(t, "seed")
+	repeated := rapid.Bool().Draw(t, "repeated weights")
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	jobs := make([]Job, n)
+	budget := total
+	for i := range jobs {
+		hi := 1 + r.IntN(total)
+		if r.IntN(3) == 0 {
+			hi = 1 + r.IntN(max(1, 2*total/n))
+		}
+		lo := min(r.IntN(max(1, total/(2*n))+1), hi, budget)
+		budget -= lo
+		w := r.Float64()
+		if repeated {
+			w = []float64{0.5, 1, 1, 2, 0.3}[r.IntN(5)]
+		}
+		if r.IntN(50) == 0 {
+			w = 0
+		}
+		jobs[i] = Job{
+			ID:        fmt.Sprintf("j%03d", r.IntN(1000)),
+			Min:       lo,
+			Max:       hi,
+			Weight:    w,
+			Submitted: float64(r.IntN(5)),
+			Work:      r.Float64() * 20 * float64(total) / float64(n),
+		}
+		if r.IntN(40) == 0 {
+			jobs[i].Work = 0
+		}
+	}
+	return jobs, total
+}
+
+// TestPlanMatchesRecomputeFloat compares Plan with the direct computation
+// on larger instances with real-valued weights and work.
+func TestPlanMatchesRecomputeFloat(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		jobs, total := genFloatInstance(t)
+		now := rapid.SampledFrom([]float64{0, 100, 1.7e9}).Draw(t, "now")
+		samePlan(t, planRecompute(MRv1, jobs, total, now), Plan(MRv1, jobs, total, now))
+	})
+}
+
+// TestPlanMatchesRecomputeLarge compares the two on the benchmark's
+// instances at J = 1,000 and on a few unusual shapes.
+func TestPlanMatchesRecomputeLarge(t *testing.T) {
+	cases := map[string]struct {
+		jobs  []Job
+		total int
+	}{
+		"bench J=1000":    {benchJobs(1000, 10000), 10000},
+		"bench J=300":     {benchJobs(300, 900), 900},
+		"equal weights":   {equalJobs(500, 2000, 1), 2000},
+		"tiny weights":    {equalJobs(200, 5000, 1e-6), 5000},
+		"scarce slots":    {benchJobs(400, 40), 40},
+		"a Unix-time now": {benchJobs(200, 2000), 2000},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			now := 0.0
+			if name == "a Unix-time now" {
+				now = 1.7e9
+			}
+			want := planRecompute(MRv1, tc.jobs, tc.total, now)
+			got := Plan(MRv1, tc.jobs, tc.total, now)
+			samePlan(t, want, got)
+			checkPlan(t, MRv1, tc.jobs, tc.total, now, got)
+		})
+	}
+}
+
+// equalJobs are n jobs of one weight and no minima, with work 1..n: every
+// fractional part is equal, so the spare slots go by the later keys.
+func equalJobs(n, total int, w float64) []Job {
+	jobs := make([]Job, n)
+	for i := range jobs {
+		jobs[i] = Job{ID: fmt.Sprintf("e%04d", (i*7919)%n), Max: total, Weight: w, Submitted: float64(i % 3), Work: float64(1 + i)}
+	}
+	return jobs
+}
+
+// TestPlanFallsBackOutsidePreconditions: inputs the fast path does not take
+// still get the direct computation's answer.
+func TestPlanFallsBackOutsidePreconditions(t *testing.T) {
+	cases := map[string][]Job{
+		"NaN weight":    {{ID: "a", Max: 4, Weight: math.NaN(), Work: 4}, {ID: "b", Max: 4, Weight: 1, Work: 8}},
+		"min above max": {{ID: "a", Min: 3, Max: 2, Weight: 1, Work: 4}, {ID: "b", Max: 4, Weight: 1, Work: 8}},
+		"NaN submitted": {{ID: "a", Max: 4, Weight: 1, Work: 4, Submitted: math.NaN()}, {ID: "b", Max: 4, Weight: 1, Work: 8}},
+	}
+	for name, jobs := range cases {
+		t.Run(name, func(t *testing.T) {
+			if fastMRv1(jobs) {
+				t.Fatal("fastMRv1 accepts input outside its preconditions")
+			}
+			want := planRecompute(MRv1, jobs, 4, 0)
+			got := Plan(MRv1, jobs, 4, 0)
+			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool {
+				return a == b || (a != a && b != b)
+			})); diff != "" {
+				t.Fatalf("(-recompute +plan):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSelectFirst checks the selection against a sort on random keys with
+// many ties in the leading keys.
+func TestSelectFirst(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 300).Draw(t, "n")
+		c := make([]candidate, n)
+		for i := range c {
+			c[i] = candidate{
+				deficit:   float64(rapid.IntRange(0, 3).Draw(t, "d")) / 4,
+				perWeight: float64(rapid.IntRange(0, 2).Draw(t, "pw")),
+				rank:      int32(i),
+				k:         int32(i),
+			}
+		}
+		c = rapid.Permutation(c).Draw(t, "order")
+		k := rapid.IntRange(0, n).Draw(t, "k")
+		sorted := append([]candidate(nil), c...)
+		slices.SortFunc(sorted, cmpCandidates)
+		selectFirst(c, k)
+		want := map[int32]bool{}
+		for _, x := range sorted[:k] {
+			want[x.k] = true
+		}
+		for _, x := range c[:k] {
+			if !want[x.k] {
+				t.Fatalf("selected %+v, not among the first %d", x, k)
+			}
+		}
+	})
+}
