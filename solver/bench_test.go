@@ -36,6 +36,7 @@ func BenchmarkSolve(b *testing.B) {
 		{"flex", penalty.SLACost, 1000, 10000},
 		{"flex", penalty.AvgResponseTime, 10000, 100000},
 		{"fair", penalty.AvgResponseTime, 1000, 10000},
+		{"fair", penalty.AvgResponseTime, 10000, 100000},
 		{"fifo", penalty.AvgResponseTime, 10000, 100000},
 	}
 	for _, c := range cases {

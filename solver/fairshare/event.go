@@ -88,22 +88,47 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 		rd     = newRounding(jobs)
 		shares = make([]float64, n)
 		alloc  = make([]int, n)
-		prev   = make([]int, n) // slots of the last interval emitted, by job
-		gone   []int            // jobs that left since the last interval emitted
+		quot   = make([]float64, n) // remaining work / slots, by live position
+		prev   = make([]int, n)     // slots of the last interval emitted, by job
+		gone   []int                // jobs that left since the last interval emitted
+		left   []int                // jobs that leave with this interval
 		t      = now
 	)
 	for len(live) > 0 {
 		right := wl.solve(live, total)
-		sh, al := shares[:len(live)], alloc[:len(live)]
+		sh, al, q := shares[:len(live)], alloc[:len(live)], quot[:len(live)]
 		rd.round(al, sh, live, right, total)
 
 		// From here on, as planRecompute: the interval lasts until the first
-		// live job with slots completes.
+		// live job with slots completes. Each job's quotient is kept for the
+		// test of who completes with it.
+		//
+		// A division per job is the loop's main cost, so a product screens
+		// them out first: remaining > dt*slots*(1+1e-12) means the quotient
+		// is above dt, whatever the roundings (about 1e-16 each), and min
+		// would keep dt. A quotient not computed here is marked -1.
 		dt := math.Inf(1)
 		for k, j := range live {
-			if al[k] > 0 {
-				dt = min(dt, remaining[j]/float64(al[k]))
+			q[k] = -1
+			if s := float64(al[k]); s > 0 && !(remaining[j] > dt*s*(1+1e-12)) {
+				q[k] = remaining[j] / s
+				dt = min(dt, q[k])
 			}
+		}
+		cut := dt * (1 + CompletionTolerance)
+		screen := cut * (1 + 1e-12)
+		// completes is planRecompute's test remaining/slots <= cut, with the
+		// same screen: a job whose work exceeds screen*slots does not
+		// complete now.
+		completes := func(k, j int) bool {
+			s := float64(al[k])
+			if !(s > 0) || remaining[j] > screen*s {
+				return false
+			}
+			if q[k] < 0 {
+				q[k] = remaining[j] / s
+			}
+			return q[k] <= cut
 		}
 		if math.IsInf(dt, 1) || dt != dt {
 			for _, j := range live {
@@ -115,7 +140,7 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 		if !(end > t) {
 			next := live[:0]
 			for k, j := range live {
-				if s := float64(al[k]); s > 0 && remaining[j]/s <= dt*(1+CompletionTolerance) {
+				if completes(k, j) {
 					p.Completions[j] = t
 					wl.remove(j)
 					gone = append(gone, j)
@@ -127,63 +152,51 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 			continue
 		}
 
+		// One pass: the interval's changes against the last interval
+		// emitted (the live jobs, and those that left since, now at 0),
+		// in ascending job order as planRecompute lists them; then the work
+		// done and the jobs that complete with this interval.
 		iv := mps.Interval{Start: t, End: end}
-		iv.Changes = appendChanges(iv.Changes, live, al, gone, prev)
-		if len(p.Intervals) == 0 {
-			for k, j := range live {
-				p.First[j] = al[k]
-			}
-		}
-		p.Intervals = append(p.Intervals, iv)
-		for _, j := range gone {
-			prev[j] = 0
-		}
-		gone = gone[:0]
-		for k, j := range live {
-			prev[j] = al[k]
-		}
-
+		slices.Sort(gone)
+		g := 0
 		next := live[:0]
+		left = left[:0]
 		for k, j := range live {
-			s := float64(al[k])
-			if s > 0 && remaining[j]/s <= dt*(1+CompletionTolerance) {
+			for ; g < len(gone) && gone[g] < j; g++ {
+				if prev[gone[g]] != 0 {
+					iv.Changes = append(iv.Changes, mps.Change{Job: gone[g], Slots: 0})
+					prev[gone[g]] = 0
+				}
+			}
+			if al[k] != prev[j] {
+				iv.Changes = append(iv.Changes, mps.Change{Job: j, Slots: al[k]})
+				prev[j] = al[k]
+			}
+			if completes(k, j) {
 				p.Completions[j] = end
 				remaining[j] = 0
 				wl.remove(j)
-				gone = append(gone, j)
+				left = append(left, j)
 				continue
 			}
-			remaining[j] -= s * dt
+			remaining[j] -= float64(al[k]) * dt
 			next = append(next, j)
 		}
+		for ; g < len(gone); g++ {
+			if prev[gone[g]] != 0 {
+				iv.Changes = append(iv.Changes, mps.Change{Job: gone[g], Slots: 0})
+				prev[gone[g]] = 0
+			}
+		}
+		if len(p.Intervals) == 0 {
+			copy(p.First, prev)
+		}
+		p.Intervals = append(p.Intervals, iv)
+		gone, left = left, gone
 		live = next
 		t = end
 	}
 	return p
-}
-
-// appendChanges appends, in ascending job order as planRecompute lists
-// them, every job whose slots differ from the previous interval's: the live
-// jobs (ascending, slots al) and the jobs that left since (gone, now at 0).
-func appendChanges(dst []mps.Change, live, al, gone, prev []int) []mps.Change {
-	slices.Sort(gone)
-	g := 0
-	for k, j := range live {
-		for ; g < len(gone) && gone[g] < j; g++ {
-			if prev[gone[g]] != 0 {
-				dst = append(dst, mps.Change{Job: gone[g], Slots: 0})
-			}
-		}
-		if al[k] != prev[j] {
-			dst = append(dst, mps.Change{Job: j, Slots: al[k]})
-		}
-	}
-	for ; g < len(gone); g++ {
-		if prev[gone[g]] != 0 {
-			dst = append(dst, mps.Change{Job: gone[g], Slots: 0})
-		}
-	}
-	return dst
 }
 
 // waterline answers computeMRv1's question "is the total below the target
@@ -424,6 +437,10 @@ type rounding struct {
 	cand []candidate
 	sub  []Job
 	r    rounder
+	// cut and width are the window of deficits round selects in: the last
+	// interval's least deficit that got a spare slot, and how far around it
+	// to look (widened when it misses, narrowed when it hits).
+	cut, width float64
 }
 
 // candidate is a job that may get a spare slot, with Slots's order keys.
@@ -452,7 +469,7 @@ func newRounding(jobs []Job) *rounding {
 	for r, j := range order {
 		rank[j] = int32(r)
 	}
-	return &rounding{jobs: jobs, rank: rank}
+	return &rounding{jobs: jobs, rank: rank, cut: 0.5, width: 2}
 }
 
 // round sets al to Slots(sh, live jobs, total) where sh are the MRv1 shares
@@ -461,60 +478,69 @@ func newRounding(jobs []Job) *rounding {
 // Slots floors each share, clamps it into [Min, Max], then hands the spare
 // slots one at a time to the first eligible job (slots < Max) in its order:
 // larger deficit (share - slots), fewer slots per weight, earlier
-// Submitted, smaller ID, smaller index. A shares lies in [Min, Max], so a
-// deficit is in [0, 1) and after its extra slot a job's deficit is
+// Submitted, smaller ID, smaller index. A share lies in [Min, Max], so a
+// deficit is in [0, 1), and after its extra slot a job's deficit is
 // negative: it ranks after every job still waiting. So while the spare
 // slots k are no more than the eligible jobs, the heap hands them to the
-// first k eligible jobs in that order, one each, which a selection finds in
-// linear time. More spare slots than eligible jobs (a weight-0 job taking
-// several) or floors above the target take the heap.
+// first k eligible jobs in that order, one each, which a selection finds.
+// More spare slots than eligible jobs (a weight-0 job taking several) or
+// floors above the target take the heap (rounder.round).
+//
+// The selection only looks at a window of deficits around the last
+// interval's cut: the water level moves little from one completion to the
+// next, so neither does the cut. Every eligible job above the window gets a
+// slot, the window's jobs are selected among, and if the guess was wrong
+// (the spare slots do not fall inside the window) the whole set is.
 func (rd *rounding) round(al []int, sh []float64, live []int, r float64, total int) {
 	jobs := rd.jobs
-	sum, sumMax := 0, 0
+	sum, sumMax, above := 0, 0, 0
+	lo, hi := rd.cut-rd.width, rd.cut+rd.width
+	cand := rd.cand[:0]
 	for k, j := range live {
 		job := &jobs[j]
 		s := shareMRv1(job.Weight, job.Min, job.Max, r)
 		sh[k] = s
 		sumMax += job.Max
-		f := math.Floor(s)
-		var o int
-		switch {
-		case f <= float64(job.Min):
-			o = job.Min
-		case f >= float64(job.Max):
-			o = job.Max
-		default:
-			o = int(f)
-		}
-		o = max(o, 0)
-		al[k] = o
+		o := floorSlots(s, job)
 		sum += o
+		al[k] = o
+		if o < job.Max {
+			switch d := s - float64(o); {
+			case d > hi:
+				al[k]++
+				above++
+			case d >= lo:
+				cand = append(cand, rd.candidate(k, j, d, o))
+			}
+		}
 	}
+	rd.cand = cand
 	target := max(min(total, sumMax), 0)
-	if sum == target {
+	spare := target - sum
+	if spare > 0 && above <= spare && spare-above <= len(cand) {
+		rd.pick(al, cand, spare-above)
+		rd.width = max(rd.width*0.75, 1.0/4096)
 		return
 	}
-	spare := target - sum
-	if spare > 0 {
-		cand := rd.cand[:0]
-		for k, j := range live {
-			job := &jobs[j]
-			if al[k] < job.Max {
-				pw := math.Inf(1)
-				if job.Weight > 0 {
-					pw = float64(al[k]) / job.Weight
-				}
-				cand = append(cand, candidate{sh[k] - float64(al[k]), pw, rd.rank[j], int32(k)})
-			}
+	// The window missed (or no spare slots): undo its extra slots and
+	// select among every eligible job.
+	rd.width = min(rd.width*4, 2)
+	cand = cand[:0]
+	for k, j := range live {
+		job := &jobs[j]
+		o := floorSlots(sh[k], job)
+		al[k] = o
+		if spare > 0 && o < job.Max {
+			cand = append(cand, rd.candidate(k, j, sh[k]-float64(o), o))
 		}
-		rd.cand = cand
-		if spare <= len(cand) {
-			selectFirst(cand, spare)
-			for _, c := range cand[:spare] {
-				al[c.k]++
-			}
-			return
-		}
+	}
+	rd.cand = cand
+	switch {
+	case spare == 0:
+		return
+	case spare > 0 && spare <= len(cand):
+		rd.pick(al, cand, spare)
+		return
 	}
 	sub := rd.sub[:0]
 	for _, j := range live {
@@ -522,6 +548,46 @@ func (rd *rounding) round(al []int, sh []float64, live []int, r float64, total i
 	}
 	rd.sub = sub
 	rd.r.round(al, sh, sub, total)
+}
+
+// floorSlots is rounder.round's first step for one job: its share floored
+// and clamped into [Min, Max] (and not below 0).
+func floorSlots(s float64, job *Job) int {
+	f := math.Floor(s)
+	var o int
+	switch {
+	case f <= float64(job.Min):
+		o = job.Min
+	case f >= float64(job.Max):
+		o = job.Max
+	default:
+		o = int(f)
+	}
+	return max(o, 0)
+}
+
+// candidate builds job j's keys (at live position k, deficit d, o slots).
+func (rd *rounding) candidate(k, j int, d float64, o int) candidate {
+	pw := math.Inf(1)
+	if w := rd.jobs[j].Weight; w > 0 {
+		pw = float64(o) / w
+	}
+	return candidate{d, pw, rd.rank[j], int32(k)}
+}
+
+// pick gives one slot to each of the first k candidates and remembers the
+// last one's deficit as the next interval's cut.
+func (rd *rounding) pick(al []int, cand []candidate, k int) {
+	if k == 0 {
+		return
+	}
+	selectFirst(cand, k)
+	last := cand[0].deficit
+	for _, c := range cand[:k] {
+		al[c.k]++
+		last = min(last, c.deficit)
+	}
+	rd.cut = last
 }
 
 // before is Slots's order on candidates: who gets the next spare slot.
