@@ -45,7 +45,7 @@ func TestSolve(t *testing.T) {
 	if total != 10 {
 		t.Errorf("allocated %d slots, want all 10", total)
 	}
-	if len(got.Plan.Intervals) == 0 || len(got.Plan.Completions) != 2 || got.Plan.Encoding != "dense" {
+	if len(got.Plan.Intervals) == 0 || len(got.Plan.Completions) != 2 || got.Plan.Encoding != "delta" {
 		t.Errorf("plan = %+v", got.Plan)
 	}
 	if got.Explain != nil {

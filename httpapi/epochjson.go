@@ -122,6 +122,9 @@ func readEpochRequest(r *wirejson.Reader, v *EpochRequest, sizeHint, maxJobs int
 				v.Estimate = new(EstimateConfig)
 				readEstimateConfig(r, v.Estimate)
 			}
+		case "plan":
+			seen(r, &mask, 15)
+			v.Plan = r.String()
 		case "jobs":
 			seen(r, &mask, 12)
 			if r.BeginArray() {
@@ -570,6 +573,10 @@ func (w *jsonWriter) epochRequest(v *EpochRequest) {
 		w.raw("]")
 	}
 	w.taskStateJSON(v)
+	if v.Plan != "" {
+		w.raw(`,"plan":`)
+		w.str(v.Plan)
+	}
 	w.raw("}")
 }
 

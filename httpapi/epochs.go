@@ -76,6 +76,11 @@ type EpochRequest struct {
 	// data-local map tasks of jobs below their allocation on idle slots
 	// above the load-balancing line, or on idle reduce slots with DHSA.
 	Preschedule *PrescheduleConfig `json:"preschedule,omitempty"`
+	// Plan is the encoding of the answer's plans, as the query parameter
+	// plan: delta (default; what is stored), dense or none. It is not part
+	// of the request as hashed for idempotency: a retry asking another
+	// encoding gets the stored decision in that encoding.
+	Plan string `json:"plan,omitempty" example:"delta" enums:"delta,dense,none"`
 }
 
 // PrescheduleConfig is the epoch's preschedule object.
@@ -336,7 +341,7 @@ func clusterParam(r *http.Request) (string, error) {
 //
 //	@Summary		Decide one epoch of a cluster
 //	@ID			decideEpoch
-//	@Description	The shim's call, once per epoch. Idempotent on (cluster, epoch): the same body again returns the stored decision with Idempotent-Replay: true; a different body is 409. The phases' plans are delta-encoded (plan.encoding "delta": each interval lists only the jobs whose slots changed, 0 meaning released), which is also how the decision is stored; ?plan=dense lists every job's slots in every interval, for people; ?plan=none leaves the intervals out.
+//	@Description	The shim's call, once per epoch. Idempotent on (cluster, epoch): the same body again returns the stored decision with Idempotent-Replay: true; a different body is 409. The phases' plans are delta-encoded (plan.encoding "delta": each interval lists only the jobs whose slots changed, 0 meaning released), which is also how the decision is stored; ?plan=dense (or the body's "plan": "dense") lists every job's slots in every interval, for people; ?plan=none leaves the intervals out. The encoding is not part of the request as hashed: a retry may ask another.
 //	@Tags			epochs
 //	@Accept			json
 //	@Produce		json
@@ -346,7 +351,7 @@ func clusterParam(r *http.Request) (string, error) {
 //	@Param			request	body		EpochRequest	true	"the cluster's state"
 //	@Success		200		{object}	EpochResponse
 //	@Header			200		{string}	Idempotent-Replay	"true when this is a stored decision returned again"
-//	@Failure		400		{object}	Problem	"malformed body, or an unknown plan encoding"
+//	@Failure		400		{object}	Problem	"malformed body, an unknown plan encoding in the query, or query and body asking different ones"
 //	@Failure		401		{object}	Problem
 //	@Failure		404		{object}	Problem
 //	@Failure		409		{object}	Problem	"epoch stored with a different body, or below the latest"
@@ -381,6 +386,10 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 	}
 	checked, wire, err := decodeEpochRequest(body, cluster, explain, s.cfg.Limits)
 	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if enc, err = bodyPlan(r, enc, wire.Plan); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -496,6 +505,33 @@ func planParam(r *http.Request) (string, error) {
 	}
 }
 
+// bodyPlan combines the query's encoding (enc, from planParam) with the
+// body's plan member: the body's counts when the query names none, and the
+// two must agree when both do (a 400 otherwise, as for a bad query). A
+// body naming an unknown encoding is refused by validation (422) before
+// this is called.
+func bodyPlan(r *http.Request, enc, body string) (string, error) {
+	switch {
+	case body == "":
+		return enc, nil
+	case !r.URL.Query().Has("plan"):
+		return body, nil
+	case body != enc:
+		return "", &apiError{status: http.StatusBadRequest, detail: "bad query parameters",
+			fields: []FieldProblem{{Field: "plan", Message: fmt.Sprintf("the query asks %s, the body %s", enc, body)}}}
+	}
+	return enc, nil
+}
+
+// checkPlan validates a body's plan member.
+func checkPlan(plan string) []solver.FieldError {
+	switch plan {
+	case "", planDelta, planDense, planNone:
+		return nil
+	}
+	return []solver.FieldError{{Field: "plan", Message: fmt.Sprintf("must be delta, dense or none, got %q", plan)}}
+}
+
 // explainParam reads ?explain: a boolean (present without a value means
 // true), asking for the speculation advice's per-attempt detail.
 func explainParam(r *http.Request) (bool, error) {
@@ -523,6 +559,7 @@ func explainParam(r *http.Request) (bool, error) {
 func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
 	c := *wire
 	c.Cluster = ""
+	c.Plan = "" // presentation, not the request: see EpochRequest.Plan
 	// The canonical form is about as long as a compact body: numbers in
 	// shortest form, no spaces.
 	out, err := c.AppendJSON(make([]byte, 0, bodyLen+bodyLen/8))
@@ -573,6 +610,7 @@ func decodeEpochRequest(body []byte, cluster string, explain bool, limits epoch.
 	if wire.Cluster != "" && wire.Cluster != cluster {
 		fields = append(fields, solver.FieldError{Field: "cluster", Message: fmt.Sprintf("%q differs from the path's cluster %q", wire.Cluster, cluster)})
 	}
+	fields = append(fields, checkPlan(wire.Plan)...)
 	checked, fes := epoch.Check(wire.Domain(), limits)
 	fields = append(fields, fes...)
 	if len(fields) > 0 {

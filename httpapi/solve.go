@@ -31,6 +31,12 @@ type SolveRequest struct {
 	// 0 is the fastest answer, the best candidate order without local search.
 	Effort *int       `json:"effort,omitempty" example:"1" minimum:"0" maximum:"16"`
 	Jobs   []SolveJob `json:"jobs" validate:"required"`
+	// Plan is the encoding of the answer's plan, as the query parameter
+	// plan: delta (default: each interval lists only the jobs whose slots
+	// changed, O(J) entries for FLEX), dense (every job holding slots in
+	// every interval, for people) or none (no intervals, for callers that
+	// enforce only the allocations).
+	Plan string `json:"plan,omitempty" example:"delta" enums:"delta,dense,none"`
 }
 
 // SolveJob is one job of a phase problem.
@@ -103,11 +109,12 @@ type Allocation struct {
 type Plan struct {
 	// Encoding is "dense" (each interval's slots lists every job holding
 	// slots), "delta" (each interval's slots lists only the jobs whose
-	// count changed, 0 meaning released) or "none" (no intervals; asked for
-	// with ?plan=none on epochs). /v1/solve answers dense unless a dense
-	// plan would be too large (more than MaxDensePlanEntries entries);
-	// epoch decisions are delta-encoded unless ?plan=dense.
-	Encoding    string             `json:"encoding" example:"dense" enums:"dense,delta,none" validate:"required"`
+	// count changed, 0 meaning released) or "none" (no intervals). Answers
+	// are delta-encoded unless the request asks otherwise (plan, in the
+	// query or the body); /v1/solve answers delta even to plan=dense when
+	// a dense plan would be too large (more than MaxDensePlanEntries
+	// entries).
+	Encoding    string             `json:"encoding" example:"delta" enums:"dense,delta,none" validate:"required"`
 	Intervals   []Interval         `json:"intervals" validate:"required"`
 	Completions map[string]float64 `json:"completions" validate:"required"`
 }
@@ -142,14 +149,18 @@ type Candidate struct {
 }
 
 // MaxDensePlanEntries is the most (interval, job) entries a dense plan may
-// hold before the response switches to delta encoding: a dense plan of J
-// jobs can hold O(J^2) entries.
+// hold: past it a /v1/solve answer asked to be dense is delta-encoded
+// instead (its encoding says so), since a dense plan of J jobs can hold
+// O(J^2) entries.
 const MaxDensePlanEntries = 1_000_000
 
 // SolveOptions are the request's choices that are not part of the problem.
 type SolveOptions struct {
 	// Policy is the policy's registry name (default flex).
 	Policy string
+	// Plan is the answer's plan encoding: delta (default, also when
+	// empty), dense or none.
+	Plan string
 }
 
 // DecodeSolveRequest decodes and converts a /v1/solve body. Errors are
@@ -166,11 +177,11 @@ func DecodeSolveRequest(body []byte) (solver.Problem, SolveOptions, error) {
 // Problem converts the wire request to the solver's problem, checking the
 // names the solver would otherwise fail on (policy, fair_variant).
 func (req *SolveRequest) Problem() (solver.Problem, SolveOptions, error) {
-	opts := SolveOptions{Policy: req.Policy}
+	opts := SolveOptions{Policy: req.Policy, Plan: req.Plan}
 	if opts.Policy == "" {
 		opts.Policy = "flex"
 	}
-	var fields []solver.FieldError
+	fields := checkPlan(req.Plan)
 	if _, ok := solver.ByName(opts.Policy); !ok {
 		fields = append(fields, solver.FieldError{Field: "policy", Message: fmt.Sprintf("unknown policy %q; one of %v", req.Policy, solver.Names())})
 	}
@@ -247,25 +258,29 @@ func solveWith(lookup func(string) (solver.Solver, bool), p solver.Problem, opts
 	if err != nil {
 		return SolveResponse{}, fmt.Errorf("policy %s: %w", pol.Name(), err)
 	}
-	resp := NewSolveResponse(res, p.Options.Explain, elapsed)
+	enc := opts.Plan
+	if enc == "" {
+		enc = planDelta
+	}
+	resp := newSolveResponse(res, p.Options.Explain, elapsed, enc)
 	if err := checkFinite(&resp); err != nil {
 		return SolveResponse{}, err
 	}
 	return resp, nil
 }
 
-// NewSolveResponse converts a solver result to the wire form. A result's
-// allocations are in its problem's job order, so they name the jobs its
-// plan and order index. explain says whether the caller asked for the
-// candidates; elapsed is the solve's wall time.
+// NewSolveResponse converts a solver result to the wire form, its plan in
+// the default encoding (delta). A result's allocations are in its
+// problem's job order, so they name the jobs its plan and order index.
+// explain says whether the caller asked for the candidates; elapsed is the
+// solve's wall time.
 func NewSolveResponse(res solver.Result, explain bool, elapsed time.Duration) SolveResponse {
-	return newSolveResponse(res, explain, elapsed, planAuto)
+	return newSolveResponse(res, explain, elapsed, planDelta)
 }
 
-// Plan encodings a response can be asked for.
+// Plan encodings a response can be asked for (the plan query parameter
+// and body member); delta is the default everywhere.
 const (
-	// planAuto is /v1/solve's: dense while that stays small.
-	planAuto  = ""
 	planDense = "dense"
 	planDelta = "delta"
 	planNone  = "none"
@@ -314,9 +329,8 @@ func newSolveResponse(res solver.Result, explain bool, elapsed time.Duration, en
 	return resp
 }
 
-// newPlan writes a solver plan (delta-encoded) in encoding enc; planAuto
-// means densely while that stays under MaxDensePlanEntries, and as deltas
-// otherwise.
+// newPlan writes a solver plan (delta-encoded) in encoding enc; dense
+// only while that stays under MaxDensePlanEntries, as deltas otherwise.
 func newPlan(pl solver.Plan, ids []string, enc string) Plan {
 	out := Plan{Encoding: enc, Completions: make(map[string]float64, len(pl.Completions))}
 	for i, c := range pl.Completions {
@@ -328,8 +342,7 @@ func newPlan(pl solver.Plan, ids []string, enc string) Plan {
 		out.Intervals = []Interval{}
 		return out
 	}
-	if enc == planAuto {
-		out.Encoding = planDense
+	if enc == planDense {
 		dense := 0
 		pl.Each(func(k int, start, end float64, slots []int) {
 			for _, s := range slots {
@@ -499,13 +512,14 @@ func SolveJSONEffort(body []byte, effort *int) (status int, resp any) {
 //
 //	@Summary		Solve one phase problem (stateless)
 //	@ID			solve
-//	@Description	Splits slots among jobs with the chosen policy and returns the allocation now, the whole plan and the objective recomputed from it.
+//	@Description	Splits slots among jobs with the chosen policy and returns the allocation now, the whole plan and the objective recomputed from it. The plan is delta-encoded (plan.encoding "delta": each interval lists only the jobs whose slots changed, 0 meaning released); ?plan=dense (or the body's "plan": "dense") lists every job's slots in every interval, for people; ?plan=none leaves the intervals out.
 //	@Tags			solve
 //	@Accept			json
 //	@Produce		json
+//	@Param			plan	query		string			false	"plan encoding of the answer (default delta)"	Enums(delta, dense, none)
 //	@Param			request	body		SolveRequest	true	"the phase problem"
 //	@Success		200		{object}	SolveResponse
-//	@Failure		400		{object}	Problem	"malformed JSON, unknown field or wrong type"
+//	@Failure		400		{object}	Problem	"malformed JSON, unknown field or wrong type; an unknown plan encoding in the query, or query and body asking different ones"
 //	@Failure		401		{object}	Problem
 //	@Failure		413		{object}	Problem	"body over the limit"
 //	@Failure		415		{object}	Problem	"Content-Type not JSON, or a compressed body"
@@ -515,6 +529,11 @@ func SolveJSONEffort(body []byte, effort *int) (status int, resp any) {
 //	@Security		BearerAuth
 //	@Router			/v1/solve [post]
 func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
+	// An unknown encoding in the query is a 400 before any work.
+	if _, err := planParam(r); err != nil {
+		s.problem(w, r, err)
+		return
+	}
 	body, err := readBody(r)
 	if err != nil {
 		s.problem(w, r, err)
@@ -522,6 +541,10 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
 	}
 	p, opts, err := DecodeSolveRequest(body)
 	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	if opts.Plan, err = solvePlan(r, opts.Plan); err != nil {
 		s.problem(w, r, err)
 		return
 	}
@@ -535,4 +558,16 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.metrics.solveSeconds.WithLabelValues(resp.Policy, "solve").Observe(float64(resp.SolveMicros) / 1e6)
 	s.writeJSON(w, r, http.StatusOK, "application/json", resp)
+}
+
+// solvePlan combines /v1/solve's ?plan= with the body's plan member (body,
+// already validated; "" when absent) as bodyPlan does for epochs: the
+// query's counts when the body names none, the body's when the query names
+// none, and the two must agree when both do.
+func solvePlan(r *http.Request, body string) (string, error) {
+	q, err := planParam(r)
+	if err != nil {
+		return "", err
+	}
+	return bodyPlan(r, q, body)
 }
