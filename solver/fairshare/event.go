@@ -92,29 +92,18 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 		prev   = make([]int, n)     // slots of the last interval emitted, by job
 		gone   []int                // jobs that left since the last interval emitted
 		left   []int                // jobs that leave with this interval
-		t      = now
+		// slab holds every interval's changes, each interval a capped
+		// slice of it: one growing allocation instead of one per interval.
+		slab []mps.Change
+		t    = now
 	)
 	for len(live) > 0 {
 		right := wl.solve(live, total)
 		sh, al, q := shares[:len(live)], alloc[:len(live)], quot[:len(live)]
-		rd.round(al, sh, live, right, total)
-
 		// From here on, as planRecompute: the interval lasts until the first
-		// live job with slots completes. Each job's quotient is kept for the
-		// test of who completes with it.
-		//
-		// A division per job is the loop's main cost, so a product screens
-		// them out first: remaining > dt*slots*(1+1e-12) means the quotient
-		// is above dt, whatever the roundings (about 1e-16 each), and min
-		// would keep dt. A quotient not computed here is marked -1.
-		dt := math.Inf(1)
-		for k, j := range live {
-			q[k] = -1
-			if s := float64(al[k]); s > 0 && !(remaining[j] > dt*s*(1+1e-12)) {
-				q[k] = remaining[j] / s
-				dt = min(dt, q[k])
-			}
-		}
+		// live job with slots completes (dt, from round). Each job's
+		// quotient is kept for the test of who completes with it.
+		dt := rd.round(al, sh, q, live, remaining, right, total)
 		cut := dt * (1 + CompletionTolerance)
 		screen := cut * (1 + 1e-12)
 		// completes is planRecompute's test remaining/slots <= cut, with the
@@ -157,6 +146,7 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 		// in ascending job order as planRecompute lists them; then the work
 		// done and the jobs that complete with this interval.
 		iv := mps.Interval{Start: t, End: end}
+		first := len(slab)
 		slices.Sort(gone)
 		g := 0
 		next := live[:0]
@@ -164,12 +154,12 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 		for k, j := range live {
 			for ; g < len(gone) && gone[g] < j; g++ {
 				if prev[gone[g]] != 0 {
-					iv.Changes = append(iv.Changes, mps.Change{Job: gone[g], Slots: 0})
+					slab = append(slab, mps.Change{Job: gone[g], Slots: 0})
 					prev[gone[g]] = 0
 				}
 			}
 			if al[k] != prev[j] {
-				iv.Changes = append(iv.Changes, mps.Change{Job: j, Slots: al[k]})
+				slab = append(slab, mps.Change{Job: j, Slots: al[k]})
 				prev[j] = al[k]
 			}
 			if completes(k, j) {
@@ -184,9 +174,12 @@ func planMRv1(jobs []Job, total int, now float64) mps.Plan {
 		}
 		for ; g < len(gone); g++ {
 			if prev[gone[g]] != 0 {
-				iv.Changes = append(iv.Changes, mps.Change{Job: gone[g], Slots: 0})
+				slab = append(slab, mps.Change{Job: gone[g], Slots: 0})
 				prev[gone[g]] = 0
 			}
+		}
+		if len(slab) > first {
+			iv.Changes = slab[first:len(slab):len(slab)]
 		}
 		if len(p.Intervals) == 0 {
 			copy(p.First, prev)
@@ -491,11 +484,19 @@ func newRounding(jobs []Job) *rounding {
 // next, so neither does the cut. Every eligible job above the window gets a
 // slot, the window's jobs are selected among, and if the guess was wrong
 // (the spare slots do not fall inside the window) the whole set is.
-func (rd *rounding) round(al []int, sh []float64, live []int, r float64, total int) {
+//
+// round also starts the interval's clock: it returns dt, the least
+// remaining[j] / slots over the live jobs with slots (planRecompute's min,
+// which is exact whatever the order), and leaves each job's quotient in q,
+// or -1 where a product showed it above dt without dividing
+// (remaining > dt*slots*(1+1e-12): the roundings are about 1e-16 each).
+// Doing it here, where each job's final slots are known, saves a pass.
+func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []float64, r float64, total int) (dt float64) {
 	jobs := rd.jobs
 	sum, sumMax, above := 0, 0, 0
 	lo, hi := rd.cut-rd.width, rd.cut+rd.width
 	cand := rd.cand[:0]
+	dt = math.Inf(1)
 	for k, j := range live {
 		job := &jobs[j]
 		s := shareMRv1(job.Weight, job.Min, job.Max, r)
@@ -503,28 +504,44 @@ func (rd *rounding) round(al []int, sh []float64, live []int, r float64, total i
 		sumMax += job.Max
 		o := floorSlots(s, job)
 		sum += o
-		al[k] = o
 		if o < job.Max {
 			switch d := s - float64(o); {
 			case d > hi:
-				al[k]++
+				o++
 				above++
 			case d >= lo:
+				al[k] = o
+				q[k] = -1
 				cand = append(cand, rd.candidate(k, j, d, o))
+				continue
 			}
+		}
+		al[k] = o
+		q[k] = -1
+		if s := float64(o); s > 0 && !(remaining[j] > dt*s*(1+1e-12)) {
+			q[k] = remaining[j] / s
+			dt = min(dt, q[k])
 		}
 	}
 	rd.cand = cand
 	target := max(min(total, sumMax), 0)
 	spare := target - sum
-	if spare > 0 && above <= spare && spare-above <= len(cand) {
+	if spare >= 0 && above <= spare && spare-above <= len(cand) {
 		rd.pick(al, cand, spare-above)
-		rd.width = max(rd.width*0.75, 1.0/4096)
-		return
+		rd.width = max(rd.width*0.9, 1.0/1024)
+		for _, c := range cand {
+			k, j := int(c.k), live[c.k]
+			if s := float64(al[k]); s > 0 && !(remaining[j] > dt*s*(1+1e-12)) {
+				q[k] = remaining[j] / s
+				dt = min(dt, q[k])
+			}
+		}
+		return dt
 	}
-	// The window missed (or no spare slots): undo its extra slots and
-	// select among every eligible job.
-	rd.width = min(rd.width*4, 2)
+	// The window missed: undo its extra slots and select among every
+	// eligible job (or, with more spare slots than eligible jobs or floors
+	// above the target, take Slots's heap).
+	rd.width = min(rd.width*2, 2)
 	cand = cand[:0]
 	for k, j := range live {
 		job := &jobs[j]
@@ -537,17 +554,25 @@ func (rd *rounding) round(al []int, sh []float64, live []int, r float64, total i
 	rd.cand = cand
 	switch {
 	case spare == 0:
-		return
 	case spare > 0 && spare <= len(cand):
 		rd.pick(al, cand, spare)
-		return
+	default:
+		sub := rd.sub[:0]
+		for _, j := range live {
+			sub = append(sub, jobs[j])
+		}
+		rd.sub = sub
+		rd.r.round(al, sh, sub, total)
 	}
-	sub := rd.sub[:0]
-	for _, j := range live {
-		sub = append(sub, jobs[j])
+	dt = math.Inf(1)
+	for k, j := range live {
+		q[k] = -1
+		if s := float64(al[k]); s > 0 && !(remaining[j] > dt*s*(1+1e-12)) {
+			q[k] = remaining[j] / s
+			dt = min(dt, q[k])
+		}
 	}
-	rd.sub = sub
-	rd.r.round(al, sh, sub, total)
+	return dt
 }
 
 // floorSlots is rounder.round's first step for one job: its share floored
