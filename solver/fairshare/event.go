@@ -426,10 +426,13 @@ func (wl *waterline) saturated(r float64) bool {
 // without the heap: see round.
 type rounding struct {
 	jobs []Job
-	rank []int32 // each job's place in Slots's last tie-breakers: Submitted, ID, index
-	cand []candidate
-	sub  []Job
-	r    rounder
+	// w, lo and hi are each job's Weight, Min and Max, packed for the
+	// rounding pass (a Job is 80 bytes).
+	w, lo, hi []float64
+	rank      []int32 // each job's place in Slots's last tie-breakers: Submitted, ID, index
+	cand      []candidate
+	sub       []Job
+	r         rounder
 	// cut and width are the window of deficits round selects in: the last
 	// interval's least deficit that got a spare slot, and how far around it
 	// to look (widened when it misses, narrowed when it hits).
@@ -462,7 +465,12 @@ func newRounding(jobs []Job) *rounding {
 	for r, j := range order {
 		rank[j] = int32(r)
 	}
-	return &rounding{jobs: jobs, rank: rank, cut: 0.5, width: 2}
+	rd := &rounding{jobs: jobs, rank: rank, cut: 0.5, width: 2,
+		w: make([]float64, len(jobs)), lo: make([]float64, len(jobs)), hi: make([]float64, len(jobs))}
+	for j, job := range jobs {
+		rd.w[j], rd.lo[j], rd.hi[j] = job.Weight, float64(job.Min), float64(job.Max)
+	}
+	return rd
 }
 
 // round sets al to Slots(sh, live jobs, total) where sh are the MRv1 shares
@@ -497,14 +505,28 @@ func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []flo
 	lo, hi := rd.cut-rd.width, rd.cut+rd.width
 	cand := rd.cand[:0]
 	dt = math.Inf(1)
+	ws, los, his := rd.w, rd.lo, rd.hi
 	for k, j := range live {
-		job := &jobs[j]
-		s := shareMRv1(job.Weight, job.Min, job.Max, r)
+		// shareMRv1 and floorSlots, spelled out for the fast path's inputs
+		// (finite weights >= 0, 0 <= Min <= Max): the share lies in
+		// [Min, Max], so Java's max and min are plain comparisons, and its
+		// floor needs no clamping.
+		w, mn, mx := ws[j], los[j], his[j]
+		s := float64(w * r) // rounded here, as shareMRv1: no fused multiply-add
+		if w == 0 {
+			s = 0
+		}
+		if s < mn {
+			s = mn
+		}
+		if s > mx {
+			s = mx
+		}
 		sh[k] = s
-		sumMax += job.Max
-		o := floorSlots(s, job)
+		sumMax += int(mx)
+		o := int(s)
 		sum += o
-		if o < job.Max {
+		if float64(o) < mx {
 			switch d := s - float64(o); {
 			case d > hi:
 				o++
