@@ -85,6 +85,17 @@ func TestPlanMatchesRecomputeFloat(t *testing.T) {
 	})
 }
 
+// TestPlanEventsKeepFew runs the event-driven plan keeping only one or two
+// of the smallest completion quotients between intervals, so that the
+// pass proving the next completion over every live job runs often.
+func TestPlanEventsKeepFew(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		jobs, total := genFloatInstance(t)
+		keep := rapid.IntRange(1, 2).Draw(t, "keep")
+		samePlan(t, planRecompute(MRv1, jobs, total, 0), planEventsKeep(jobs, total, 0, keep))
+	})
+}
+
 // TestPlanMatchesRecomputeLarge compares the two on the benchmark's
 // instances at J = 1,000 and on a few unusual shapes.
 func TestPlanMatchesRecomputeLarge(t *testing.T) {

@@ -1,0 +1,678 @@
+package fairshare
+
+import (
+	"math"
+	"slices"
+
+	"github.com/flexd/flexd/solver/mps"
+)
+
+// The job classes of the event-driven rounding (see planEvents).
+const (
+	clsCapped = iota // slots == Max: takes no spare slot
+	clsBelow         // deficit < lo: no spare slot
+	clsWindow        // lo <= deficit <= hi: selected among, every interval
+	clsAbove         // deficit > hi: a spare slot
+)
+
+// kBest is how many of the smallest completion quotients the work pass
+// keeps for the next interval (see planEvents).
+const kBest = 32
+
+// planEvents is planMRv1 without a pass over every live job per interval
+// for the shares, the rounding or the next completion; only the work done
+// (one multiply-subtract per live job, the loop planRecompute has too)
+// stays a pass. Between completions only the water level R moves, and a
+// job's state in the rounding changes at values of R known in advance:
+//
+//   - its floored share o = floor(w R) (clamped into [Min, Max]) steps up
+//     at R = (o+1)/w;
+//   - its deficit w R - o (Slots's first key) crosses the bounds lo and hi
+//     of a window of deficits at R = (o+lo)/w and (o+hi)/w.
+//
+// Jobs above the window get a spare slot, jobs below get none, and the
+// spare slots left go to the window's first jobs in Slots's order (exact
+// keys, selected every interval): the same allocation as Slots whenever
+// the spare slots fall within the window, which the counts tell. Each
+// job's next such R sits in a heap; an interval re-evaluates only the jobs
+// whose R has passed, exactly, as the direct computation would. When the
+// spare slots leave the window, or R goes down (the target shrank), every
+// job is re-evaluated and the window re-centred on the cut (rebuild).
+//
+// The interval's length is the least remaining/slots: the work pass keeps
+// the kBest smallest quotients, and a job's quotient only changes in
+// between if its slots do, and such jobs are re-evaluated; when the kept
+// ones do not prove the minimum (or who completes with it) a pass over
+// every live job does.
+func planEvents(jobs []Job, total int, now float64) mps.Plan {
+	return planEventsKeep(jobs, total, now, kBest)
+}
+
+// planEventsKeep is planEvents keeping the keep smallest quotients (tests
+// use small values to exercise the pass that proves the minimum).
+func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
+	n := len(jobs)
+	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
+	e := &evPlanner{
+		jobs: jobs, total: total,
+		alive: make([]bool, n),
+		o:     make([]int, n), al: make([]int, n), cls: make([]int8, n),
+		ver: make([]uint32, n), winPos: make([]int32, n), livePos: make([]int32, n),
+		stamp: make([]uint32, n), prev: make([]int, n),
+		delta: 1.0 / 64,
+	}
+	e.best.k = keep
+	for j, job := range jobs {
+		e.winPos[j] = -1
+		if job.Work > 0 {
+			e.alive[j] = true
+			e.livePos[j] = int32(len(e.live))
+			e.live = append(e.live, int32(j))
+			e.lrem = append(e.lrem, job.Work)
+			e.lal = append(e.lal, 0)
+			e.sumMax += job.Max
+		} else {
+			p.Completions[j] = now
+		}
+	}
+	e.wl = newWaterline(jobs, e.alive)
+	e.rd = newRounding(jobs)
+	e.r = math.Inf(-1)
+
+	t := now
+	var gone []int32 // jobs that left since the last interval emitted
+	for len(e.live) > 0 {
+		r := e.wl.solve(nil, total)
+		e.advance(r)
+
+		dt, cands := e.nextCompletion()
+		if math.IsInf(dt, 1) || dt != dt {
+			for _, j := range e.live {
+				p.Completions[j] = math.Inf(1)
+			}
+			break
+		}
+		end := t + dt
+		if !(end > t) {
+			for _, j := range cands {
+				p.Completions[j] = t
+				e.leave(j)
+				gone = append(gone, j)
+			}
+			continue
+		}
+
+		// The interval's changes: the jobs touched since the last interval
+		// emitted and those that left, in ascending order as
+		// planRecompute lists them.
+		iv := mps.Interval{Start: t, End: end}
+		first := len(e.slab)
+		list := append(e.touched, gone...)
+		slices.Sort(list)
+		for i, j := range list {
+			if i > 0 && list[i-1] == j {
+				continue
+			}
+			cur := 0
+			if e.alive[j] {
+				cur = e.al[j]
+			}
+			if cur != e.prev[j] {
+				e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
+				e.prev[j] = cur
+			}
+		}
+		if len(e.slab) > first {
+			iv.Changes = e.slab[first:len(e.slab):len(e.slab)]
+		}
+		if len(p.Intervals) == 0 {
+			copy(p.First, e.prev)
+		}
+		p.Intervals = append(p.Intervals, iv)
+		e.touched = list[:0]
+		e.epoch++
+		gone = gone[:0]
+
+		for _, j := range cands {
+			p.Completions[j] = end
+			e.leave(j)
+			gone = append(gone, j)
+		}
+		e.work(dt)
+		t = end
+	}
+	return p
+}
+
+// evPlanner is planEvents's state; see there.
+type evPlanner struct {
+	jobs  []Job
+	total int
+	wl    *waterline
+	rd    *rounding
+
+	alive   []bool
+	live    []int32 // the live jobs, in no order
+	livePos []int32
+	// lrem and lal are the live jobs' remaining work and slots, in the
+	// order of live, for the work pass.
+	lrem, lal []float64
+	sumMax    int // sum of the live jobs' Max
+
+	r     float64 // the water level the state is for
+	o     []int   // floored share, clamped into [Min, Max]
+	al    []int   // slots: o plus a spare slot or not
+	cls   []int8
+	sumO  int // sum of o over the live jobs
+	above int // live jobs in clsAbove
+	elig  int // live jobs not in clsCapped
+
+	lo, hi, delta float64 // the window of deficits and its half width
+	win           []int32 // the jobs in clsWindow
+	winPos        []int32
+	sinceRebuild  int
+
+	heap evHeap
+	ver  []uint32 // a job's current heap entry; older ones are stale
+	buf  []int32
+
+	touched []int32 // jobs whose slots may have changed since the last interval emitted
+	stamp   []uint32
+	epoch   uint32
+	prev    []int // slots in the last interval emitted
+	slab    []mps.Change
+
+	best   kHeap // the kBest smallest quotients after the last work pass
+	bestOK bool  // best describes the live jobs' current quotients
+	cand   []candidate
+}
+
+func (e *evPlanner) touch(j int32) {
+	if e.stamp[j] != e.epoch+1 {
+		e.stamp[j] = e.epoch + 1
+		e.touched = append(e.touched, j)
+	}
+}
+
+// evaluate sets job j's floored share, class and next event at water level
+// r, exactly as the direct computation sees it (shareMRv1 and floorSlots,
+// spelled out as in rounding.round), and counts it.
+func (e *evPlanner) evaluate(j int32, r float64) {
+	w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+	s := float64(w * r) // rounded here: no fused multiply-add
+	if w == 0 {
+		s = 0
+	}
+	if s < mn {
+		s = mn
+	}
+	if s > mx {
+		s = mx
+	}
+	o := int(s)
+	d := s - float64(o)
+	var c int8
+	var next float64 // the deficit (or the floor) the job's state lasts until
+	switch {
+	case float64(o) >= mx:
+		c, next = clsCapped, math.Inf(1)
+	case d > e.hi:
+		c, next = clsAbove, 1
+	case d >= e.lo:
+		c, next = clsWindow, math.Min(e.hi, 1)
+	default:
+		c, next = clsBelow, math.Min(e.lo, 1)
+	}
+	e.o[j], e.cls[j] = o, c
+	e.sumO += o
+	switch c {
+	case clsAbove:
+		e.above++
+	case clsWindow:
+		e.winPos[j] = int32(len(e.win))
+		e.win = append(e.win, j)
+	}
+	if c != clsCapped {
+		e.elig++
+	}
+	// The state holds while w R - o stays below next: until R reaches
+	// (o+next)/w, taken a hair early (1e-12, far above the roundings) so
+	// that the float deficit cannot cross first. At or past r, the job is
+	// looked at again at the next interval.
+	at := math.Inf(1)
+	if w > 0 && !math.IsInf(next, 1) {
+		at = (float64(o) + next) / w * (1 - 1e-12)
+		if !(at > r) {
+			at = math.Nextafter(r, math.Inf(1))
+		}
+	}
+	e.ver[j]++
+	x := evEntry{at: at, j: j, ver: e.ver[j]}
+	if e.heap.len() > 0 && e.heap.min().j == j {
+		e.heap.replaceMin(x) // advance's case: j's due entry is on top
+		return
+	}
+	e.heap.push(x)
+}
+
+// forget takes job j's counts out (before evaluate or when it leaves).
+func (e *evPlanner) forget(j int32) {
+	e.sumO -= e.o[j]
+	switch e.cls[j] {
+	case clsAbove:
+		e.above--
+	case clsWindow:
+		k := e.winPos[j]
+		last := e.win[len(e.win)-1]
+		e.win[k] = last
+		e.winPos[last] = k
+		e.win = e.win[:len(e.win)-1]
+		e.winPos[j] = -1
+	}
+	if e.cls[j] != clsCapped {
+		e.elig--
+	}
+}
+
+// advance brings the allocation to water level r.
+func (e *evPlanner) advance(r float64) {
+	e.sinceRebuild++
+	if r < e.r || e.r == math.Inf(-1) {
+		e.rebuild(r)
+		return
+	}
+	e.r = r
+	// Jobs whose state may have changed: each is looked at again and its
+	// entry replaced in place (one sift instead of a pop and a push).
+	// evaluate schedules the next look strictly after r, so the loop ends.
+	for e.heap.len() > 0 && e.heap.min().at <= r {
+		x := e.heap.min()
+		if x.ver != e.ver[x.j] || !e.alive[x.j] {
+			e.heap.pop()
+			continue
+		}
+		e.forget(x.j)
+		e.evaluate(x.j, r)
+		e.setSlots(x.j)
+	}
+	target := max(min(e.total, e.sumMax), 0)
+	spare := target - e.sumO
+	switch {
+	case spare < 0 || spare > e.elig:
+		e.heapRound(r)
+		return
+	case e.above > spare || spare-e.above > len(e.win):
+		e.rebuild(r)
+		return
+	}
+	e.selectWindow(r, spare-e.above)
+}
+
+// setSlots sets a job's slots from its class (window jobs: selectWindow).
+func (e *evPlanner) setSlots(j int32) {
+	a := e.o[j]
+	if e.cls[j] == clsAbove {
+		a++
+	}
+	if e.cls[j] != clsWindow {
+		e.setAl(j, a)
+	}
+	e.touch(j)
+}
+
+// selectWindow hands k spare slots to the window's first jobs in Slots's
+// order, with their exact keys at r.
+func (e *evPlanner) selectWindow(r float64, k int) {
+	cand := e.cand[:0]
+	for _, j := range e.win {
+		w := e.rd.w[j]
+		s := float64(w * r)
+		if w == 0 {
+			s = 0
+		}
+		s = math.Min(math.Max(s, e.rd.lo[j]), e.rd.hi[j])
+		o := e.o[j]
+		pw := math.Inf(1)
+		if w > 0 {
+			pw = float64(o) / w
+		}
+		cand = append(cand, candidate{s - float64(o), pw, e.rd.rank[j], j})
+	}
+	e.cand = cand
+	selectFirst(cand, k)
+	for i, c := range cand {
+		a := e.o[c.k]
+		if i < k {
+			a++
+		}
+		if a != e.al[c.k] {
+			e.setAl(c.k, a)
+			e.touch(c.k)
+		}
+	}
+}
+
+// rebuild re-evaluates every live job at r, selects the spare slots among
+// all of them (as rounding.round's full path) and centres the window on
+// the cut.
+func (e *evPlanner) rebuild(r float64) {
+	// Re-centred often: widen the window; seldom: narrow it.
+	switch {
+	case e.sinceRebuild < 8:
+		e.delta = math.Min(e.delta*2, 1)
+	case e.sinceRebuild > 64:
+		e.delta = math.Max(e.delta/2, 1.0/4096)
+	}
+	e.sinceRebuild = 0
+	e.r = r
+	e.heap.reset()
+	e.win = e.win[:0]
+	e.sumO, e.above, e.elig = 0, 0, 0
+	// First the floors, with the window open wide, to find the cut.
+	e.lo, e.hi = math.Inf(1), math.Inf(1) // everyone eligible is "below"
+	cand := e.cand[:0]
+	for _, j := range e.live {
+		e.winPos[j] = -1
+		w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+		s := float64(w * r)
+		if w == 0 {
+			s = 0
+		}
+		s = math.Min(math.Max(s, mn), mx)
+		o := int(s)
+		e.o[j] = o
+		e.sumO += o
+		if float64(o) < mx {
+			pw := math.Inf(1)
+			if w > 0 {
+				pw = float64(o) / w
+			}
+			cand = append(cand, candidate{s - float64(o), pw, e.rd.rank[j], j})
+		}
+	}
+	e.cand = cand
+	target := max(min(e.total, e.sumMax), 0)
+	spare := target - e.sumO
+	if spare < 0 || spare > len(cand) {
+		// Slots's heap decides; the window is centred anywhere.
+		e.lo, e.hi = 0.5-e.delta, 0.5+e.delta
+		e.sumO = 0
+		for _, j := range e.live {
+			e.evaluate(j, r)
+		}
+		e.heapRound(r)
+		return
+	}
+	selectFirst(cand, spare)
+	cut := 1.0
+	for _, c := range cand[:spare] {
+		cut = math.Min(cut, c.deficit)
+	}
+	if spare == 0 {
+		cut = math.Inf(-1)
+		for _, c := range cand {
+			cut = math.Max(cut, c.deficit)
+		}
+		cut = math.Min(cut+e.delta/2, 1) // the window just above the largest deficit
+	}
+	// Selected jobs have deficits >= cut >= lo, the others <= cut <= hi:
+	// the window holds the boundary, so the classes agree with the
+	// selection just made.
+	e.lo, e.hi = cut-e.delta, cut+e.delta
+	e.sumO = 0
+	for _, j := range e.live {
+		e.evaluate(j, r)
+	}
+	for _, c := range cand[:spare] {
+		e.setAl(c.k, e.o[c.k]+1)
+	}
+	for _, c := range cand[spare:] {
+		e.setAl(c.k, e.o[c.k])
+	}
+	for _, j := range e.live {
+		if e.cls[j] == clsCapped {
+			e.setAl(j, e.o[j])
+		}
+		e.touch(j)
+	}
+	e.bestOK = false
+}
+
+// heapRound allocates by Slots itself (rounder.round over the live jobs in
+// index order): more spare slots than eligible jobs, or floors above the
+// target. The classes stay as they are; only the slots change.
+func (e *evPlanner) heapRound(r float64) {
+	order := make([]int, len(e.live))
+	for i, j := range e.live {
+		order[i] = int(j)
+	}
+	slices.Sort(order)
+	sh := make([]float64, len(order))
+	sub := make([]Job, len(order))
+	al := make([]int, len(order))
+	for k, j := range order {
+		job := &e.jobs[j]
+		sh[k] = shareMRv1(job.Weight, job.Min, job.Max, r)
+		sub[k] = *job
+	}
+	e.rd.r.round(al, sh, sub, e.total)
+	for k, j := range order {
+		e.setAl(int32(j), al[k])
+		e.touch(int32(j))
+	}
+	e.bestOK = false
+}
+
+// nextCompletion is the interval's length dt (planRecompute's least
+// remaining/slots) and the jobs within dt (1 + CompletionTolerance) of it,
+// who complete with the interval.
+func (e *evPlanner) nextCompletion() (dt float64, done []int32) {
+	e.buf = e.buf[:0]
+	if e.bestOK {
+		dt = math.Inf(1)
+		quot := func(j int32) {
+			if s := float64(e.al[j]); s > 0 && e.alive[j] {
+				dt = min(dt, e.lrem[e.livePos[j]]/s)
+			}
+		}
+		for _, j := range e.touched {
+			quot(j)
+		}
+		for _, x := range e.best.xs {
+			if e.stamp[x.j] != e.epoch+1 {
+				quot(x.j)
+			}
+		}
+		// A job neither touched nor kept has slots unchanged and a
+		// quotient at least the kept largest: it cannot beat dt, nor
+		// complete with it, if that is above the bound.
+		kth := math.Inf(1)
+		if len(e.best.xs) == e.best.k {
+			kth = e.best.xs[0].q
+		}
+		cut := dt * (1 + CompletionTolerance)
+		if dt <= kth && kth > cut {
+			add := func(j int32) {
+				if s := float64(e.al[j]); s > 0 && e.alive[j] && e.lrem[e.livePos[j]]/s <= cut {
+					e.buf = append(e.buf, j)
+				}
+			}
+			for _, j := range e.touched {
+				add(j)
+			}
+			for _, x := range e.best.xs {
+				if e.stamp[x.j] != e.epoch+1 {
+					add(x.j)
+				}
+			}
+			slices.Sort(e.buf)
+			e.buf = slices.Compact(e.buf)
+			return dt, e.buf
+		}
+	}
+	dt = math.Inf(1)
+	for k, s := range e.lal {
+		if rem := e.lrem[k]; s > 0 && !(rem > dt*s*(1+1e-12)) {
+			dt = min(dt, rem/s)
+		}
+	}
+	cut := dt * (1 + CompletionTolerance)
+	for k, s := range e.lal {
+		if rem := e.lrem[k]; s > 0 && !(rem > cut*s*(1+1e-12)) && rem/s <= cut {
+			e.buf = append(e.buf, e.live[k])
+		}
+	}
+	slices.Sort(e.buf)
+	return dt, e.buf
+}
+
+// leave takes job j out: it completed.
+func (e *evPlanner) leave(j int32) {
+	e.forget(j)
+	e.alive[j] = false
+	e.sumMax -= e.jobs[j].Max
+	e.wl.remove(int(j))
+	k := e.livePos[j]
+	n := len(e.live) - 1
+	last := e.live[n]
+	e.live[k], e.lrem[k], e.lal[k] = last, e.lrem[n], e.lal[n]
+	e.livePos[last] = k
+	e.live, e.lrem, e.lal = e.live[:n], e.lrem[:n], e.lal[:n]
+}
+
+// setAl sets job j's slots.
+func (e *evPlanner) setAl(j int32, a int) {
+	e.al[j] = a
+	e.lal[e.livePos[j]] = float64(a)
+}
+
+// work does dt seconds of every live job's work (planRecompute's
+// remaining[j] -= slots*dt, the same expression) and keeps the kBest
+// smallest quotients remaining/slots for the next interval.
+func (e *evPlanner) work(dt float64) {
+	e.best.xs = e.best.xs[:0]
+	rem, lal := e.lrem, e.lal[:len(e.lrem)]
+	for k := range rem {
+		rem[k] -= lal[k] * dt
+	}
+	thr := math.Inf(1) // the kept largest, a hair up; +Inf until kBest are kept
+	for k, a := range lal {
+		if a > 0 && !(rem[k] > thr*a) {
+			e.best.offer(rem[k]/a, e.live[k])
+			if len(e.best.xs) == e.best.k {
+				thr = e.best.xs[0].q * (1 + 1e-12)
+			}
+		}
+	}
+	e.bestOK = true
+}
+
+// evEntry is a job's next look, at water level at.
+type evEntry struct {
+	at  float64
+	j   int32
+	ver uint32
+}
+
+// evHeap is a binary min-heap of evEntry by at.
+type evHeap struct{ xs []evEntry }
+
+func (h *evHeap) len() int     { return len(h.xs) }
+func (h *evHeap) min() evEntry { return h.xs[0] }
+func (h *evHeap) reset()       { h.xs = h.xs[:0] }
+func (h *evHeap) push(x evEntry) {
+	h.xs = append(h.xs, x)
+	i := len(h.xs) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !(h.xs[i].at < h.xs[p].at) {
+			break
+		}
+		h.xs[i], h.xs[p] = h.xs[p], h.xs[i]
+		i = p
+	}
+}
+
+func (h *evHeap) pop() evEntry {
+	x := h.xs[0]
+	last := len(h.xs) - 1
+	h.xs[0] = h.xs[last]
+	h.xs = h.xs[:last]
+	h.down()
+	return x
+}
+
+// replaceMin replaces the least entry by x.
+func (h *evHeap) replaceMin(x evEntry) {
+	h.xs[0] = x
+	h.down()
+}
+
+func (h *evHeap) down() {
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= len(h.xs) {
+			break
+		}
+		c := l
+		if r := l + 1; r < len(h.xs) && h.xs[r].at < h.xs[l].at {
+			c = r
+		}
+		if !(h.xs[c].at < h.xs[i].at) {
+			break
+		}
+		h.xs[i], h.xs[c] = h.xs[c], h.xs[i]
+		i = c
+	}
+}
+
+// kHeap keeps the k smallest quotients: a max-heap, its largest first.
+type kHeap struct {
+	xs []kEntry
+	k  int
+}
+
+type kEntry struct {
+	q float64
+	j int32
+}
+
+func (h *kHeap) offer(q float64, j int32) {
+	if len(h.xs) == h.k {
+		if !(q < h.xs[0].q) {
+			return
+		}
+		h.xs[0] = kEntry{q, j}
+		h.down(0)
+		return
+	}
+	h.xs = append(h.xs, kEntry{q, j})
+	i := len(h.xs) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !(h.xs[i].q > h.xs[p].q) {
+			break
+		}
+		h.xs[i], h.xs[p] = h.xs[p], h.xs[i]
+		i = p
+	}
+}
+
+func (h *kHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.xs) {
+			return
+		}
+		c := l
+		if r := l + 1; r < len(h.xs) && h.xs[r].q > h.xs[l].q {
+			c = r
+		}
+		if !(h.xs[c].q > h.xs[i].q) {
+			return
+		}
+		h.xs[i], h.xs[c] = h.xs[c], h.xs[i]
+		i = c
+	}
+}
