@@ -12,6 +12,16 @@ import (
 	"pgregory.net/rapid"
 )
 
+// sameAll fails unless Plan, planScan and planEvents all give the direct
+// computation's MRv1 plan, bit for bit.
+func sameAll(tb fataler, jobs []Job, total int, now float64) {
+	tb.Helper()
+	want := planRecompute(MRv1, jobs, total, now)
+	samePlan(tb, want, Plan(MRv1, jobs, total, now))
+	samePlan(tb, want, planScan(jobs, total, now))
+	samePlan(tb, want, planEvents(jobs, total, now))
+}
+
 // samePlan fails unless got is want exactly: every interval's bounds, every
 // change, every completion time bit for bit (no tolerance), and First.
 func samePlan(tb fataler, want, got mps.Plan) {
@@ -31,6 +41,9 @@ func TestPlanMatchesRecomputeSmall(t *testing.T) {
 		v := rapid.SampledFrom([]Variant{MRv1, YARN}).Draw(t, "variant")
 		now := float64(rapid.IntRange(-5, 5).Draw(t, "now"))
 		samePlan(t, planRecompute(v, jobs, total, now), Plan(v, jobs, total, now))
+		if v == MRv1 {
+			sameAll(t, jobs, total, now)
+		}
 	})
 }
 
@@ -81,7 +94,7 @@ func TestPlanMatchesRecomputeFloat(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		jobs, total := genFloatInstance(t)
 		now := rapid.SampledFrom([]float64{0, 100, 1.7e9}).Draw(t, "now")
-		samePlan(t, planRecompute(MRv1, jobs, total, now), Plan(MRv1, jobs, total, now))
+		sameAll(t, jobs, total, now)
 	})
 }
 
@@ -96,31 +109,71 @@ func TestPlanEventsKeepFew(t *testing.T) {
 	})
 }
 
-// TestPlanMatchesRecomputeLarge compares the two on the benchmark's
-// instances at J = 1,000 and on a few unusual shapes.
+// TestPlanMatchesRecomputeLarge compares the plans on the benchmark's
+// instances at J = 1,000 and on a few unusual shapes, and checks which one
+// Plan takes.
 func TestPlanMatchesRecomputeLarge(t *testing.T) {
 	cases := map[string]struct {
 		jobs  []Job
 		total int
 	}{
-		"bench J=1000":    {benchJobs(1000, 10000), 10000},
-		"bench J=300":     {benchJobs(300, 900), 900},
-		"equal weights":   {equalJobs(500, 2000, 1), 2000},
-		"tiny weights":    {equalJobs(200, 5000, 1e-6), 5000},
-		"scarce slots":    {benchJobs(400, 40), 40},
-		"a Unix-time now": {benchJobs(200, 2000), 2000},
+		"bench J=1000":            {benchJobs(1000, 10000), 10000},
+		"bench J=300":             {benchJobs(300, 900), 900},
+		"equal weights":           {equalJobs(500, 2000, 1), 2000},
+		"tiny weights":            {equalJobs(200, 5000, 1e-6), 5000},
+		"scarce slots":            {benchJobs(400, 40), 40},
+		"a Unix-time now":         {benchJobs(200, 2000), 2000},
+		"distinct weights":        {distinctJobs(2500, 25000), 25000},
+		"dust at a Unix-time now": {dustJobs(), 7},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			now := 0.0
-			if name == "a Unix-time now" {
+			if name == "a Unix-time now" || name == "dust at a Unix-time now" {
 				now = 1.7e9
 			}
-			want := planRecompute(MRv1, tc.jobs, tc.total, now)
-			got := Plan(MRv1, tc.jobs, tc.total, now)
-			samePlan(t, want, got)
-			checkPlan(t, MRv1, tc.jobs, tc.total, now, got)
+			sameAll(t, tc.jobs, tc.total, now)
+			if name != "dust at a Unix-time now" { // its work is below the clock's resolution, by design
+				checkPlan(t, MRv1, tc.jobs, tc.total, now, Plan(MRv1, tc.jobs, tc.total, now))
+			}
 		})
+	}
+}
+
+// dustJobs complete within a float64 ulp of each other at a Unix-time
+// now, so that some completions get no interval of their own.
+func dustJobs() []Job {
+	jobs := make([]Job, 6)
+	for i := range jobs {
+		jobs[i] = Job{ID: fmt.Sprintf("u%d", i), Max: 7, Weight: 1 + float64(i%2), Work: 1e-9 * float64(1+i%3)}
+	}
+	return jobs
+}
+
+// distinctJobs are n jobs of distinct weights, enough for Plan to take
+// planEvents.
+func distinctJobs(n, total int) []Job {
+	r := rand.New(rand.NewPCG(7, uint64(n)))
+	jobs := make([]Job, n)
+	for i := range jobs {
+		jobs[i] = Job{ID: fmt.Sprintf("d%05d", i), Min: r.IntN(3), Max: 3 + r.IntN(total/n*20), Weight: r.Float64(), Work: 1 + 20*r.Float64()}
+	}
+	return jobs
+}
+
+func TestEventsPay(t *testing.T) {
+	for name, tc := range map[string]struct {
+		jobs []Job
+		want bool
+	}{
+		"few jobs":         {distinctJobs(1000, 10000), false},
+		"distinct weights": {distinctJobs(2500, 25000), true},
+		"one weight":       {equalJobs(3000, 30000, 1), false},
+		"four weights":     {benchJobs(3000, 30000), false},
+	} {
+		if got := eventsPay(tc.jobs); got != tc.want {
+			t.Errorf("%s: eventsPay = %v, want %v", name, got, tc.want)
+		}
 	}
 }
 

@@ -249,15 +249,11 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	}
 	e.ver[j]++
 	x := evEntry{at: at, j: j, ver: e.ver[j]}
-	switch {
-	case e.bulk: // rebuild heapifies once at the end
+	if e.bulk { // evaluateAll heapifies once at the end
 		e.heap.xs = append(e.heap.xs, x)
 		return
-	case e.heap.len() > 0 && e.heap.min().j == j:
-		e.heap.replaceMin(x) // advance's case: j's due entry is on top
-		return
 	}
-	e.heap.push(x)
+	e.heap.replaceMin(x) // advance's case: j's due entry is on top
 }
 
 // forget takes job j's counts out (before evaluate or when it leaves).
@@ -596,19 +592,6 @@ type evHeap struct{ xs []evEntry }
 func (h *evHeap) len() int     { return len(h.xs) }
 func (h *evHeap) min() evEntry { return h.xs[0] }
 func (h *evHeap) reset()       { h.xs = h.xs[:0] }
-func (h *evHeap) push(x evEntry) {
-	h.xs = append(h.xs, x)
-	i := len(h.xs) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !(h.xs[i].at < h.xs[p].at) {
-			break
-		}
-		h.xs[i], h.xs[p] = h.xs[p], h.xs[i]
-		i = p
-	}
-}
-
 func (h *evHeap) pop() evEntry {
 	x := h.xs[0]
 	last := len(h.xs) - 1

@@ -105,6 +105,9 @@ func TestPlanEdgeCases(t *testing.T) {
 				if diff := cmp.Diff(tc.want, got, cmpopts.EquateApprox(0, 1e-9), cmpopts.EquateEmpty()); diff != "" {
 					t.Errorf("Plan (-want +got):\n%s", diff)
 				}
+				if v == MRv1 {
+					sameAll(t, tc.jobs, tc.total, 0)
+				}
 			})
 		}
 	}
