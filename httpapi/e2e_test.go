@@ -472,6 +472,36 @@ func TestDrainAnswers503(t *testing.T) {
 	}
 }
 
+// TestBeginShutdownKeepsServing: the first step of a shutdown changes
+// /readyz alone (503 shutting_down); epochs, solves and /healthz are
+// served as before. StartDrain, the second step, then refuses new work.
+func TestBeginShutdownKeepsServing(t *testing.T) {
+	e := newEnv(t, nil)
+	if res := e.get("/readyz", ""); res.status != http.StatusOK {
+		t.Fatalf("readyz before: %d", res.status)
+	}
+	e.srv.BeginShutdown()
+	res := e.get("/readyz", "")
+	var h httpapi.Health
+	res.decode(t, &h)
+	if res.status != http.StatusServiceUnavailable || h.Status != "shutting_down" {
+		t.Errorf("readyz while shutting down: %d %+v, want 503 shutting_down", res.status, h)
+	}
+	if res := e.post("/v1/clusters/c1/epochs", "", epochBody); res.status != http.StatusOK {
+		t.Errorf("epoch while shutting down: %d %s, want 200", res.status, res.body)
+	}
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusOK {
+		t.Errorf("solve while shutting down: %d %s, want 200", res.status, res.body)
+	}
+	if res := e.get("/healthz", ""); res.status != http.StatusOK {
+		t.Errorf("healthz while shutting down: %d", res.status)
+	}
+	e.srv.StartDrain()
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusServiceUnavailable {
+		t.Errorf("solve after StartDrain: %d, want 503", res.status)
+	}
+}
+
 func TestRequestIDEchoed(t *testing.T) {
 	e := newEnv(t, nil)
 	cases := map[string]struct {

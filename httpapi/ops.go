@@ -51,7 +51,7 @@ const readyTimeout = 2 * time.Second
 //	@Failure		503	{object}	Health
 //	@Router			/readyz [get]
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if s.draining.Load() {
+	if s.shuttingDown.Load() || s.draining.Load() {
 		s.writeJSON(w, r, http.StatusServiceUnavailable, "application/json", Health{Status: "shutting_down"})
 		return
 	}

@@ -153,6 +153,9 @@ type Server struct {
 	handler http.Handler
 	// draining is set by StartDrain: new requests answer 503.
 	draining atomic.Bool
+	// shuttingDown is set by BeginShutdown: /readyz answers 503
+	// shutting_down, everything else is served as before.
+	shuttingDown atomic.Bool
 	// authLimiter bounds lookups of unknown tokens per address
 	// (Config.AuthLookupRate); nil when unbounded.
 	authLimiter *rateLimiter
@@ -229,6 +232,11 @@ const DefaultBodyLimit = 8 << 20
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// BeginShutdown is the first step of a graceful shutdown: /readyz answers
+// 503 shutting_down, so load balancers stop sending, while every other
+// request is still served as before. StartDrain is the second.
+func (s *Server) BeginShutdown() { s.shuttingDown.Store(true) }
 
 // StartDrain marks the server as shutting down: from now on new requests
 // answer 503 and /readyz fails, so load balancers move away while

@@ -40,6 +40,9 @@ type serveFlags struct {
 	retention       time.Duration
 	requestTimeout  time.Duration
 	shutdownTimeout time.Duration
+	// shutdownDelay is how long /readyz answers 503 shutting_down, while
+	// every other request is still served, before flexd stops accepting.
+	shutdownDelay time.Duration
 	// dbMaxConns sizes the PostgreSQL pool. pgx's default (4, or the CPU
 	// count) queues saves behind one another at a few hundred epochs a
 	// second; each save holds a connection for only a round trip or two.
@@ -56,6 +59,14 @@ type serveFlags struct {
 	// onListen, when set, is told the bound address once the server
 	// accepts connections; tests use it instead of polling.
 	onListen func(net.Addr)
+	// Test hooks, nil in production. signals replaces SIGINT and SIGTERM;
+	// onShutdownBegin is called once /readyz answers shutting_down,
+	// onStopAccepting once the listener is closed; wrap wraps the
+	// handler.
+	signals         <-chan os.Signal
+	onShutdownBegin func()
+	onStopAccepting func()
+	wrap            func(http.Handler) http.Handler
 }
 
 func newServeCmd() *cobra.Command {
@@ -66,8 +77,13 @@ func newServeCmd() *cobra.Command {
 		Long: "Serve the HTTP API of docs/api.md. Without --database-url history is kept in\n" +
 			"memory (bounded, lost at exit). With it, flexd uses PostgreSQL and applies the\n" +
 			"embedded migrations first. With no API token stored, access control is off and\n" +
-			"flexd listens on loopback only unless --insecure. SIGTERM or SIGINT stops\n" +
-			"accepting, finishes in-flight requests and exits.",
+			"flexd listens on loopback only unless --insecure.\n\n" +
+			"Shutdown, on SIGTERM or SIGINT, in two steps: for --shutdown-delay /readyz\n" +
+			"answers 503 shutting_down while every other request is still served, so a\n" +
+			"load balancer stops sending before anything is refused; a second signal ends\n" +
+			"the delay early. Then flexd stops accepting connections, finishes the requests\n" +
+			"in flight (for --shutdown-timeout at most), flushes the spool and closes the\n" +
+			"database pool.",
 		Args: cobra.NoArgs,
 		PreRunE: func(cmd *cobra.Command, _ []string) error {
 			return bindEnv(cmd.Flags())
@@ -86,6 +102,7 @@ func newServeCmd() *cobra.Command {
 	fl.DurationVar(&f.retention, "retention", store.DefaultRetention, "how long stored epochs are kept")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "longest time a request may take (exports excepted)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
+	fl.DurationVar(&f.shutdownDelay, "shutdown-delay", DefaultShutdownDelay, "at SIGTERM, how long /readyz answers 503 shutting_down while requests are still served, before flexd stops accepting (a second signal ends it early; 0: none)")
 	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
 	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
 	fl.IntVar(&f.maxConns, "max-conns", 0, "client connections held open at most; at the cap a new one closes the longest idle (0: the open-files limit less 128)")
@@ -114,13 +131,24 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{errors.New("--spool-dir: empty; name a directory or pass --spool-max-bytes 0")}
 	case f.retention <= 0, f.requestTimeout <= 0, f.shutdownTimeout <= 0:
 		return usageError{errors.New("--retention, --request-timeout and --shutdown-timeout must be positive")}
+	case f.shutdownDelay < 0:
+		return usageError{fmt.Errorf("--shutdown-delay %v: want >= 0", f.shutdownDelay)}
 	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError{fmt.Errorf("--addr %q: %w", f.addr, err)}
 	}
 	logger := newLogger()
 	tuneGC(f.memoryLimit)
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	sigs := f.signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 2)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	// ctx ends when the process stops (after the drain delay): background
+	// work (retention, the spool's drain, migrations) stops with it.
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 
 	cfg := httpapi.Config{
@@ -247,9 +275,13 @@ func runServe(ctx context.Context, f serveFlags) error {
 		maxConns = connsFromFileLimit()
 	}
 	ln := connlimit.New(raw, maxConns)
+	var handler http.Handler = srv
+	if f.wrap != nil {
+		handler = f.wrap(srv)
+	}
 	hs := &http.Server{
 		ConnState:         ln.ConnState,
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Bodies are capped at --body-limit; give slow clients time to
 		// send one, but not forever.
@@ -277,12 +309,36 @@ func runServe(ctx context.Context, f serveFlags) error {
 		f.onListen(ln.Addr())
 	}
 
+	if f.onStopAccepting != nil {
+		hs.RegisterOnShutdown(f.onStopAccepting) // run once the listener is closed
+	}
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
+	case sig := <-sigs:
+		logger.Info("signal received", "signal", sig.String())
 	}
-	logger.Info("shutting down: finishing in-flight requests", "timeout", f.shutdownTimeout)
+	// Step 1: tell the load balancer, keep serving.
+	srv.BeginShutdown()
+	logger.Info("shutting down: /readyz answers 503 shutting_down while requests are still served", "delay", f.shutdownDelay)
+	if f.onShutdownBegin != nil {
+		f.onShutdownBegin()
+	}
+	if f.shutdownDelay > 0 {
+		delay := time.NewTimer(f.shutdownDelay)
+		select {
+		case <-delay.C:
+		case sig := <-sigs:
+			delay.Stop()
+			logger.Info("second signal: ending the shutdown delay early", "signal", sig.String())
+		case err := <-serveErr:
+			delay.Stop()
+			return fmt.Errorf("serving: %w", err)
+		}
+	}
+	// Step 2: stop accepting, finish what is in flight.
+	logger.Info("shutting down: no new connections, finishing in-flight requests", "timeout", f.shutdownTimeout)
 	srv.StartDrain()
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdownTimeout)
 	defer cancel()
@@ -341,6 +397,10 @@ func connsFromFileLimit() int {
 	}
 	return max(64, int(rl.Cur)-128)
 }
+
+// DefaultShutdownDelay is how long /readyz reports shutting_down before
+// flexd stops accepting: a few of a load balancer's probe intervals.
+const DefaultShutdownDelay = 5 * time.Second
 
 // DefaultMemoryLimit is serve's soft memory limit: 1 GiB.
 const DefaultMemoryLimit = 1 << 30

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -333,5 +334,102 @@ func TestServeWithoutDatabase(t *testing.T) {
 	g.addr, g.databaseURL, g.spoolMaxBytes = "127.0.0.1:0", url, 0
 	if err := runServe(t.Context(), g); err == nil || !strings.Contains(err.Error(), "connecting to the database") {
 		t.Errorf("without a spool: %v, want the connection error", err)
+	}
+}
+
+// TestServeGracefulShutdown is issue 18's shutdown check, driven by hooks
+// and channels (no sleeps): a request in flight since before the signal;
+// after SIGTERM and during a long drain delay, /readyz is 503
+// shutting_down while an epoch posted then gets 200; a second signal ends
+// the delay; then a new connection is refused, the request in flight
+// finishes 200, and serve returns only after it.
+func TestServeGracefulShutdown(t *testing.T) {
+	f := defaultServeFlags(t)
+	f.shutdownDelay = time.Hour // ended by the second signal, never by time
+	sigs := make(chan os.Signal)
+	began, stopped := make(chan struct{}), make(chan struct{})
+	inFlight, release := make(chan struct{}), make(chan struct{})
+	f.signals = sigs
+	f.onShutdownBegin = func() { close(began) }
+	f.onStopAccepting = func() { close(stopped) }
+	f.wrap = func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/slow" {
+				close(inFlight)
+				<-release
+				w.WriteHeader(http.StatusOK)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	listening := make(chan net.Addr, 1)
+	f.onListen = func(a net.Addr) { listening <- a }
+	done := make(chan error, 1)
+	go func() { done <- runServe(t.Context(), f) }()
+	var addr string
+	select {
+	case a := <-listening:
+		addr = a.String()
+	case err := <-done:
+		t.Fatalf("serve exited before listening: %v", err)
+	}
+	base := "http://" + addr
+	// Fresh connections for every request: what a load balancer's new
+	// connections see.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	get := func(path string) (int, string, error) {
+		res, err := client.Get(base + path)
+		if err != nil {
+			return 0, "", err
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return res.StatusCode, string(b), err
+	}
+
+	slow := make(chan int, 1)
+	go func() {
+		status, _, err := get("/slow")
+		if err != nil {
+			t.Errorf("the request in flight failed: %v", err)
+		}
+		slow <- status
+	}()
+	<-inFlight
+
+	sigs <- syscall.SIGTERM
+	<-began
+	if status, body, err := get("/readyz"); err != nil || status != http.StatusServiceUnavailable || !strings.Contains(body, `"shutting_down"`) {
+		t.Errorf("readyz during the delay: %d %s (%v), want 503 shutting_down", status, body, err)
+	}
+	res, err := client.Post(base+"/v1/clusters/c1/epochs", "application/json", strings.NewReader(cmdEpochBody))
+	if err != nil {
+		t.Fatalf("epoch during the delay: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("epoch during the delay: %d, want 200", res.StatusCode)
+	}
+
+	sigs <- syscall.SIGTERM // ends the delay early
+	<-stopped
+	if c, err := net.Dial("tcp", addr); err == nil {
+		c.Close()
+		t.Errorf("a new connection was accepted after the listener closed")
+	} else if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("dial after the listener closed: %v, want connection refused", err)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("serve returned (%v) with a request in flight", err)
+	default:
+	}
+	close(release)
+	if status := <-slow; status != http.StatusOK {
+		t.Errorf("the request in flight got %d, want 200", status)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
 	}
 }
