@@ -274,6 +274,7 @@ func (s *Server) routes() http.Handler {
 			r.Post("/solve", s.solve)
 			r.Post("/plan/slot-config", s.planSlotConfig)
 			r.Get("/metrics", s.metricMenu)
+			r.Get("/clusters", s.listClusters)
 			r.Post("/clusters/{cluster}/epochs", s.postEpoch)
 			r.Get("/clusters/{cluster}/epochs", s.listEpochs)
 			r.Get("/clusters/{cluster}/epochs/{epoch}", s.getEpoch)

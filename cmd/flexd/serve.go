@@ -43,6 +43,8 @@ type serveFlags struct {
 	// shutdownDelay is how long /readyz answers 503 shutting_down, while
 	// every other request is still served, before flexd stops accepting.
 	shutdownDelay time.Duration
+	// tokenCacheTTL is how long token lookups are remembered (0: off).
+	tokenCacheTTL time.Duration
 	// dbMaxConns sizes the PostgreSQL pool. pgx's default (4, or the CPU
 	// count) queues saves behind one another at a few hundred epochs a
 	// second; each save holds a connection for only a round trip or two.
@@ -102,6 +104,7 @@ func newServeCmd() *cobra.Command {
 	fl.DurationVar(&f.retention, "retention", store.DefaultRetention, "how long stored epochs are kept")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "longest time a request may take (exports excepted)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
+	fl.DurationVar(&f.tokenCacheTTL, "token-cache-ttl", httpapi.DefaultTokenCacheTTL, "how long token lookups are remembered: a revoked token is refused within this time, a token's last use is recorded once per it (0: no cache, every request looks its token up)")
 	fl.DurationVar(&f.shutdownDelay, "shutdown-delay", DefaultShutdownDelay, "at SIGTERM, how long /readyz answers 503 shutting_down while requests are still served, before flexd stops accepting (a second signal ends it early; 0: none)")
 	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
 	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
@@ -131,6 +134,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{errors.New("--spool-dir: empty; name a directory or pass --spool-max-bytes 0")}
 	case f.retention <= 0, f.requestTimeout <= 0, f.shutdownTimeout <= 0:
 		return usageError{errors.New("--retention, --request-timeout and --shutdown-timeout must be positive")}
+	case f.tokenCacheTTL < 0:
+		return usageError{fmt.Errorf("--token-cache-ttl %v: want >= 0 (0: off)", f.tokenCacheTTL)}
 	case f.shutdownDelay < 0:
 		return usageError{fmt.Errorf("--shutdown-delay %v: want >= 0", f.shutdownDelay)}
 	}
@@ -158,12 +163,16 @@ func runServe(ctx context.Context, f serveFlags) error {
 		RateLimit:      f.rateLimit,
 		RateBurst:      f.rateBurst,
 		InFlightBytes:  f.inFlightBytes,
+		TokenCacheTTL:  f.tokenCacheTTL,
 		// Beyond loopback a token is always needed: the check at start is
 		// not enough, tokens can be deleted while flexd runs.
 		RequireTokens: !isLoopback(f.addr) && !f.insecure,
 	}
 	if f.rateLimit == 0 {
 		cfg.RateLimit = -1 // the flag's 0 means off; Config's 0 means default
+	}
+	if f.tokenCacheTTL == 0 {
+		cfg.TokenCacheTTL = -1 // likewise
 	}
 	// /metrics: the server's own series, the Go runtime's and the
 	// process's (memory, goroutines, open files against the limit).

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/pgtest"
+	"github.com/flexd/flexd/store/postgres"
 )
 
 func TestIsLoopback(t *testing.T) {
@@ -91,6 +95,7 @@ func defaultServeFlags(t *testing.T) serveFlags {
 	f.retention, _ = fl.GetDuration("retention")
 	f.requestTimeout, _ = fl.GetDuration("request-timeout")
 	f.shutdownTimeout, _ = fl.GetDuration("shutdown-timeout")
+	f.tokenCacheTTL, _ = fl.GetDuration("token-cache-ttl")
 	f.spoolMaxBytes, _ = fl.GetInt64("spool-max-bytes")
 	f.spoolDir = filepath.Join(t.TempDir(), "spool")
 	return f
@@ -431,5 +436,124 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+}
+
+// TestTokenCommandsEndToEnd is issue 18's token check through the binary's
+// commands on PostgreSQL: token create (with --expires), token list
+// (table and json) showing active, expired and revoked tokens, token
+// revoke by id and by the token itself, and a server that answers 401 to
+// the revoked token and to the expired one (no token cache, so at once),
+// 200 to the active one, and lists clusters to the admin token only.
+func TestTokenCommandsEndToEnd(t *testing.T) {
+	url := schemaURL(t)
+	t.Setenv("FLEXD_DATABASE_URL", url)
+	run := func(args ...string) (string, error) {
+		root := newRootCmd()
+		var out bytes.Buffer
+		root.SetArgs(args)
+		root.SetOut(&out)
+		root.SetErr(io.Discard)
+		err := root.Execute()
+		return strings.TrimSpace(out.String()), err
+	}
+	admin, err := run("token", "create", "--admin", "--expires", "720h")
+	if err != nil {
+		t.Fatalf("token create --admin: %v", err)
+	}
+	keep, err := run("token", "create", "--cluster", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID, err := run("token", "create", "--cluster", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byToken, err := run("token", "create", "--cluster", "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"--expires", "-1h"}, {"--expires", "2001-01-01T00:00:00Z"}, {"--expires", "soon"}} {
+		var ue usageError
+		if _, err := run(append([]string{"token", "create", "--cluster", "c1"}, bad...)...); !errors.As(err, &ue) || !strings.Contains(err.Error(), "--expires") {
+			t.Errorf("token create %v: %v, want a usage error naming --expires", bad, err)
+		}
+	}
+	// An expired token: the command refuses a past expiry, so store one
+	// directly, as if created a day ago for an hour.
+	pool, err := openDatabase(t.Context(), url, newLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	const expired = "flexd_expired-for-the-test"
+	day := time.Now().UTC().Add(-24 * time.Hour)
+	if err := postgres.New(pool).CreateToken(t.Context(), store.Token{Hash: httpapi.HashToken(expired), Cluster: "c1", Created: day, Expires: day.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+
+	listed := func() map[string]tokenView {
+		t.Helper()
+		out, err := run("token", "list", "--format", "json")
+		if err != nil {
+			t.Fatalf("token list: %v", err)
+		}
+		var views []tokenView
+		if err := json.Unmarshal([]byte(out), &views); err != nil {
+			t.Fatalf("token list json: %v\n%s", err, out)
+		}
+		byID := map[string]tokenView{}
+		for _, v := range views {
+			byID[v.ID] = v
+		}
+		return byID
+	}
+	id := func(token string) string { return httpapi.HashToken(token)[:store.TokenIDLen] }
+	views := listed()
+	if len(views) != 5 || views[id(admin)].Expires == nil || views[id(admin)].Scope != "admin" || views[id(expired)].State != "expired" {
+		t.Fatalf("token list = %+v", views)
+	}
+	if out, err := run("token", "revoke", id(byID)); err != nil || !strings.Contains(out, "revoked "+id(byID)) {
+		t.Errorf("token revoke ID: %q, %v", out, err)
+	}
+	if _, err := run("token", "revoke", byToken); err != nil {
+		t.Errorf("token revoke TOKEN: %v", err)
+	}
+	var ue usageError
+	if _, err := run("token", "revoke", "abcdef0123"); !errors.As(err, &ue) {
+		t.Errorf("revoking an unknown id: %v, want a usage error", err)
+	}
+	views = listed()
+	for tok, want := range map[string]string{admin: "active", keep: "active", byID: "revoked", byToken: "revoked", expired: "expired"} {
+		if v := views[id(tok)]; v.State != want {
+			t.Errorf("token %s: state %q, want %q", id(tok), v.State, want)
+		}
+	}
+	table, err := run("token", "list")
+	if err != nil || !strings.Contains(table, "ID") || !strings.Contains(table, id(byID)) || strings.Count(table, "revoked") != 2 || strings.Count(table, "expired") != 1 {
+		t.Errorf("token list table:\n%s (%v)", table, err)
+	}
+
+	f := defaultServeFlags(t)
+	f.addr, f.databaseURL, f.tokenCacheTTL = "127.0.0.1:0", url, 0
+	base := startServe(t, f)
+	for _, c := range []struct {
+		name, token string
+		want        int
+	}{
+		{"active", keep, 200}, {"revoked by id", byID, 401}, {"revoked by token", byToken, 401}, {"expired", expired, 401},
+	} {
+		if code, body := call(t, "POST", base+"/v1/clusters/c1/epochs", c.token, cmdEpochBody); code != c.want {
+			t.Errorf("%s token: %d %s, want %d", c.name, code, body, c.want)
+		}
+	}
+	if code, body := call(t, "GET", base+"/v1/clusters", admin, ""); code != 200 || !strings.Contains(body, `"name":"c1"`) {
+		t.Errorf("GET /v1/clusters as admin: %d %s", code, body)
+	}
+	if code, _ := call(t, "GET", base+"/v1/clusters", keep, ""); code != 403 {
+		t.Errorf("GET /v1/clusters with a cluster token: %d, want 403", code)
+	}
+	if views := listed(); views[id(keep)].LastUsed == nil || views[id(byID)].LastUsed != nil {
+		t.Errorf("last used: active %v, revoked %v; want the active one's recorded, the revoked one's not", views[id(keep)].LastUsed, views[id(byID)].LastUsed)
 	}
 }
