@@ -54,9 +54,6 @@ func newReplayCmd() *cobra.Command {
 			"  flexd replay --log c1.jsonl --policies fair --objective avg_stretch --format csv\n" +
 			"  flexd replay --log c1.jsonl --plot last-epoch.png",
 		Args: cobra.NoArgs,
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReplay(cmd, f)
 		},
@@ -73,7 +70,6 @@ func newReplayCmd() *cobra.Command {
 	fl.Float64Var(&f.epoch, "epoch", 0, "with --simulate: seconds between decisions (default: the log's epoch_length)")
 	fl.StringVar(&f.estimate, "estimate", cluster.Oracle, "with --simulate: what the policies are told of remaining work: oracle, extrapolate or extrapolate_elapsed (FLEX 4.2 estimates from task statistics)")
 	fl.Float64Var(&f.taskCV, "task-cv", 0, "with --simulate and an estimate: coefficient of variation of the task durations")
-	annotateEnv(fl)
 	return cmd
 }
 

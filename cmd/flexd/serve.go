@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/flexd/flexd/httpapi"
 	"github.com/flexd/flexd/internal/connlimit"
@@ -87,9 +86,6 @@ func newServeCmd() *cobra.Command {
 			"in flight (for --shutdown-timeout at most), flushes the spool and closes the\n" +
 			"database pool.",
 		Args: cobra.NoArgs,
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), f)
 		},
@@ -112,7 +108,6 @@ func newServeCmd() *cobra.Command {
 	fl.Int64Var(&f.inFlightBytes, "max-in-flight-bytes", 0, "request bodies handled at once, bytes, beyond which requests get 503 (0: twice --body-limit)")
 	fl.Int64Var(&f.memoryLimit, "memory-limit", DefaultMemoryLimit, "soft memory limit of the Go runtime, bytes (GOMEMLIMIT wins when set; 0: none)")
 	fl.Int32Var(&f.dbMaxConns, "db-max-conns", DefaultDBMaxConns, "PostgreSQL connections at most; 0 leaves it to pgx (a pool_max_conns in --database-url wins)")
-	annotateEnv(fl)
 	return cmd
 }
 
@@ -562,51 +557,4 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
-}
-
-// newLogger logs JSON when stderr is not a terminal (collectors parse it)
-// and text when a person is watching.
-func newLogger() *slog.Logger {
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, nil))
-}
-
-// envName is the environment variable that defaults a flag: FLEXD_ and the
-// flag's name in upper snake case (--database-url: FLEXD_DATABASE_URL).
-func envName(flag string) string {
-	return "FLEXD_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
-
-// annotateEnv adds each flag's variable to its help line, so
-// `flexd serve --help` lists them.
-func annotateEnv(fl *pflag.FlagSet) {
-	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "help" {
-			f.Usage += " (env " + envName(f.Name) + ")"
-		}
-	})
-}
-
-// bindEnv sets every flag not given on the command line from its FLEXD_*
-// variable, when set. A value the flag cannot parse is a usage error.
-func bindEnv(fl *pflag.FlagSet) error {
-	var errs []error
-	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "help" {
-			return
-		}
-		v, ok := os.LookupEnv(envName(f.Name))
-		if !ok {
-			return
-		}
-		if err := fl.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
-		}
-	})
-	if len(errs) > 0 {
-		return usageError{errors.Join(errs...)}
-	}
-	return nil
 }

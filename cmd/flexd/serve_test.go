@@ -66,7 +66,7 @@ func TestBindEnv(t *testing.T) {
 			if err := cmd.ParseFlags(c.args); err != nil {
 				t.Fatal(err)
 			}
-			err := bindEnv(cmd.Flags())
+			err := bindEnv(cmd, cmd.Flags())
 			var ue usageError
 			if c.wantErr != errors.As(err, &ue) {
 				t.Fatalf("bindEnv error %v, want usage error %v", err, c.wantErr)
@@ -76,7 +76,11 @@ func TestBindEnv(t *testing.T) {
 			}
 		})
 	}
-	if help := newServeCmd().Flags().Lookup("database-url").Usage; !strings.Contains(help, "FLEXD_DATABASE_URL") {
+	serve, _, err := newRootCmd().Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if help := serve.Flags().Lookup("database-url").Usage; !strings.Contains(help, "FLEXD_DATABASE_URL") {
 		t.Errorf("help does not name the variable: %q", help)
 	}
 }
@@ -260,8 +264,8 @@ func TestPostgresLifecycle(t *testing.T) {
 		err := root.Execute()
 		return out.String(), err
 	}
-	if out, err := run("migrate", "status", "--database-url", url); err == nil || !strings.Contains(out, "schema version 0") {
-		t.Errorf("status before migrating: %q, %v (want pending)", out, err)
+	if out, err := run("migrate", "status", "--database-url", url); exitCode(err) != exitPending || !strings.Contains(out, "schema version 0") {
+		t.Errorf("status before migrating: %q, %v (want pending, exit 3)", out, err)
 	}
 	if out, err := run("migrate", "--database-url", url); err != nil || !strings.Contains(out, "schema version") {
 		t.Fatalf("migrate: %q, %v", out, err)

@@ -102,9 +102,6 @@ func newTokenListCmd() *cobra.Command {
 			"and cannot be used to authenticate. last used is recorded at most once per\n" +
 			"server token-cache lifetime.",
 		Args: cobra.NoArgs,
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "table" && format != "json" {
 				return usageError{fmt.Errorf("--format %q: want table or json", format)}
@@ -128,7 +125,6 @@ func newTokenListCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&databaseURL, "database-url", "", "PostgreSQL URL (required)")
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table|json")
-	annotateEnv(cmd.Flags())
 	return cmd
 }
 
@@ -171,9 +167,6 @@ func newTokenRevokeCmd() *cobra.Command {
 			"time. An id must name exactly one token.",
 		Example: "  flexd token revoke 3f2a9c01b4d7",
 		Args:    cobra.ExactArgs(1),
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, closeDB, err := tokenStore(cmd, databaseURL, "revoke")
 			if err != nil {
@@ -217,7 +210,6 @@ func newTokenRevokeCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&databaseURL, "database-url", "", "PostgreSQL URL (required)")
-	annotateEnv(cmd.Flags())
 	return cmd
 }
 
@@ -251,9 +243,6 @@ func newTokenCreateCmd() *cobra.Command {
 		Example: "  FLEXD_DATABASE_URL=postgres://flexd@db/flexd flexd token create --cluster c1\n" +
 			"  flexd token create --admin --expires 720h",
 		Args: cobra.NoArgs,
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if admin == (cluster != "") {
 				return usageError{errors.New("give exactly one of --cluster NAME or --admin")}
@@ -309,6 +298,5 @@ func newTokenCreateCmd() *cobra.Command {
 	fl.BoolVar(&admin, "admin", false, "create an admin token (every cluster)")
 	fl.StringVar(&databaseURL, "database-url", "", "PostgreSQL URL (required)")
 	fl.StringVar(&expires, "expires", "", "when the token stops working: a duration from now (720h) or an RFC 3339 time; empty: never")
-	annotateEnv(fl)
 	return cmd
 }
