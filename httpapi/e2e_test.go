@@ -610,3 +610,38 @@ func TestRequestTimeout(t *testing.T) {
 	}
 	res.problem(t)
 }
+
+// TestAccessLogLevelsAndSeconds: probe requests are logged at debug level,
+// others at info, and every line's duration is in seconds.
+func TestAccessLogLevelsAndSeconds(t *testing.T) {
+	e := newEnv(t, nil)
+	e.get("/healthz", "")
+	e.get("/readyz", "")
+	e.get("/metrics", "")
+	e.get("/v1/metrics", "")
+	levels := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec["msg"] != "request" {
+			continue
+		}
+		path, _ := rec["path"].(string)
+		levels[path], _ = rec["level"].(string)
+		d, ok := rec["duration_seconds"].(float64)
+		if !ok || d < 0 || d > 60 {
+			t.Errorf("%s: duration_seconds = %v, want seconds", path, rec["duration_seconds"])
+		}
+		if _, ok := rec["duration_ms"]; ok {
+			t.Errorf("%s: still logs duration_ms", path)
+		}
+	}
+	want := map[string]string{"/healthz": "DEBUG", "/readyz": "DEBUG", "/metrics": "DEBUG", "/v1/metrics": "INFO"}
+	for p, lv := range want {
+		if levels[p] != lv {
+			t.Errorf("%s logged at %q, want %s", p, levels[p], lv)
+		}
+	}
+}

@@ -59,7 +59,7 @@ func buildLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 	default:
 		return nil, usageError{fmt.Errorf("--log-level %q: want debug, info, warn or error", level)}
 	}
-	opts := &slog.HandlerOptions{Level: lv}
+	opts := &slog.HandlerOptions{Level: lv, ReplaceAttr: durationsInSeconds}
 	switch strings.ToLower(format) {
 	case "json":
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
@@ -72,6 +72,16 @@ func buildLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, usageError{fmt.Errorf("--log-format %q: want json, text or auto", format)}
+}
+
+// durationsInSeconds writes every time.Duration attribute as seconds (a
+// float), where slog's JSON handler would write nanoseconds: "timeout": 30
+// rather than 30000000000.
+func durationsInSeconds(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		a.Value = slog.Float64Value(a.Value.Duration().Seconds())
+	}
+	return a
 }
 
 // isTerminal reports whether w is a character device (a person watching).

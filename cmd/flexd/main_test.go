@@ -2,12 +2,17 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // helpExitCodes reads the exit statuses `flexd --help` documents, by the
@@ -130,5 +135,106 @@ func TestExitCodePendingMigrations(t *testing.T) {
 	}
 	if got := run([]string{"migrate", "status", "--database-url", url}, &out, &errOut); got != codes["success"] {
 		t.Errorf("migrate status after migrating: exit %d; %s", got, errOut.String())
+	}
+}
+
+// TestEnvEveryCommand: every flag of every command names its FLEXD_*
+// variable in its help, the names follow the one rule of envName (no two
+// commands outside serve, migrate and token share one), the variable sets
+// the flag, and FLEXD_LOG, once replay's log file, is no one's.
+func TestEnvEveryCommand(t *testing.T) {
+	root := newRootCmd()
+	seen := map[string]string{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Name == "help" || f.Name == "version" {
+				return
+			}
+			name := envName(c, f.Name)
+			if !strings.Contains(f.Usage, "(env "+name+")") {
+				t.Errorf("%s --%s: help %q does not name %s", c.CommandPath(), f.Name, f.Usage, name)
+			}
+			if name == "FLEXD_LOG" {
+				t.Errorf("%s --%s uses FLEXD_LOG", c.CommandPath(), f.Name)
+			}
+			if prev, ok := seen[name]; ok && !sharedEnvCommands[strings.Fields(c.CommandPath() + " x")[1]] {
+				t.Errorf("%s is both %s's and %s --%s's", name, prev, c.CommandPath(), f.Name)
+			}
+			seen[name] = c.CommandPath() + " --" + f.Name
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	for name, want := range map[string]string{
+		"FLEXD_REPLAY_LOG": "flexd replay --log", "FLEXD_SIMULATE_RUN_JOBS": "flexd simulate run --jobs",
+		"FLEXD_SOLVE_EFFORT": "flexd solve --effort", "FLEXD_PLAN_SLOT_CONFIG_LOG_LEVEL": "",
+		"FLEXD_DATABASE_URL": "flexd token revoke --database-url", "FLEXD_LOG_LEVEL": "flexd --log-level",
+		"FLEXD_SHUTDOWN_DELAY": "flexd serve --shutdown-delay", "FLEXD_TOKEN_CACHE_TTL": "flexd serve --token-cache-ttl",
+	} {
+		if want == "" {
+			if _, ok := seen[name]; ok {
+				t.Errorf("%s exists; global flags are named by the flag alone", name)
+			}
+			continue
+		}
+		if _, ok := seen[name]; !ok {
+			t.Errorf("no flag reads %s (want %s)", name, want)
+		}
+	}
+
+	// The variables set the flags of simulate, solve and plan too: a bad
+	// value is a usage error naming the variable.
+	t.Setenv("FLEXD_SOLVE_EFFORT", "lots")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"solve", "../../examples/solve.json"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "FLEXD_SOLVE_EFFORT") {
+		t.Errorf("FLEXD_SOLVE_EFFORT=lots: exit %d, %s; want 2 naming the variable", code, errOut.String())
+	}
+	t.Setenv("FLEXD_SOLVE_EFFORT", "99")
+	if code := run([]string{"solve", "../../examples/solve.json"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--effort") {
+		t.Errorf("FLEXD_SOLVE_EFFORT=99: exit %d, %s; want 2 naming --effort", code, errOut.String())
+	}
+	t.Setenv("FLEXD_SOLVE_EFFORT", "")
+	os.Unsetenv("FLEXD_SOLVE_EFFORT")
+	// FLEXD_LOG=debug no longer breaks replay (it was its log file).
+	t.Setenv("FLEXD_LOG", "debug")
+	errOut.Reset()
+	if code := run([]string{"replay", "--log", "absent.jsonl"}, &out, &errOut); code != 2 || strings.Contains(errOut.String(), "open debug") {
+		t.Errorf("FLEXD_LOG=debug: exit %d, %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "FLEXD_REPLAY_LOG") {
+		t.Errorf("FLEXD_LOG set: no warning naming FLEXD_REPLAY_LOG:\n%s", errOut.String())
+	}
+}
+
+// TestLogFlags: --log-level filters, --log-format picks the handler, and
+// durations are written in seconds.
+func TestLogFlags(t *testing.T) {
+	var buf bytes.Buffer
+	l, err := buildLogger(&buf, "warn", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Info("hidden")
+	l.Warn("shown", "timeout", 1500*time.Millisecond)
+	if got := buf.String(); strings.Contains(got, "hidden") || !strings.Contains(got, `"timeout":1.5`) {
+		t.Errorf("json at warn: %s", got)
+	}
+	buf.Reset()
+	l, err = buildLogger(&buf, "debug", "text")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Debug("probe", "d", 2*time.Second)
+	if got := buf.String(); !strings.Contains(got, "level=DEBUG") || !strings.Contains(got, "d=2") {
+		t.Errorf("text at debug: %s", got)
+	}
+	for _, bad := range [][2]string{{"loud", "json"}, {"info", "xml"}} {
+		var ue usageError
+		if _, err := buildLogger(&buf, bad[0], bad[1]); !errors.As(err, &ue) {
+			t.Errorf("buildLogger(%q, %q) = %v, want a usage error", bad[0], bad[1], err)
+		}
 	}
 }
