@@ -16,11 +16,13 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -144,6 +146,41 @@ func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
 	return append([]byte(header), y...), nil
 }
 
+// problemDetails are the example details of each error status: what the
+// server says in that case (httpapi's errors), so that the Swagger UI
+// shows each status's own body rather than the schema's one example.
+var problemDetails = map[int]string{
+	400: "malformed JSON: unexpected end of JSON input",
+	401: "a valid bearer token is required",
+	403: "this operation needs an admin token; a cluster token sees only its own cluster",
+	404: "no such resource",
+	409: "this epoch is stored with a different request, or is below the cluster's latest epoch",
+	413: "the body is over the limit of 8388608 bytes",
+	415: "Content-Type is missing: send the body as application/json",
+	422: "the request breaks 1 rule(s)",
+	429: "over this token's rate limit; retry later",
+	503: "history is unavailable for now (the database is away and the local spool cannot take more); retry shortly",
+	504: "the request took longer than the server's timeout",
+}
+
+// problemExample is the example problem+json body of status on path.
+func problemExample(status int, path string) map[string]any {
+	ex := map[string]any{
+		"type":       "about:blank",
+		"title":      http.StatusText(status),
+		"status":     status,
+		"instance":   strings.ReplaceAll(path, "{cluster}", "c1"),
+		"request_id": "0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b",
+	}
+	if d, ok := problemDetails[status]; ok {
+		ex["detail"] = d
+	}
+	if status == 422 {
+		ex["errors"] = []any{map[string]any{"field": "jobs[0].max", "message": "must be at least 1"}}
+	}
+	return ex
+}
+
 // publicOperations answer without a token: the probes and the spec.
 var publicOperations = []string{"health", "ready", "getOpenAPI"}
 
@@ -191,6 +228,7 @@ func fixup(doc *openapi3.T) {
 					media := resp.Value.Content[mt]
 					if media.Schema != nil && media.Schema.Ref == problemRef {
 						delete(resp.Value.Content, mt)
+						media.Example = problemExample(status, path)
 						resp.Value.Content["application/problem+json"] = media
 					}
 				}
