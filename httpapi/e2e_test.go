@@ -645,3 +645,19 @@ func TestAccessLogLevelsAndSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestMethodNotAllowedNamesAllowed: a 405 carries an Allow header with the
+// path's methods (RFC 9110), here and under /v1.
+func TestMethodNotAllowedNamesAllowed(t *testing.T) {
+	e := newEnv(t, nil)
+	for path, want := range map[string]string{
+		"/v1/solve":              "POST",
+		"/v1/clusters/c1/epochs": "GET, POST",
+		"/healthz":               "GET",
+	} {
+		res := e.do(http.MethodPut, path, "", strings.NewReader("{}"))
+		if res.status != http.StatusMethodNotAllowed || res.header.Get("Allow") != want {
+			t.Errorf("PUT %s: %d, Allow %q; want 405 with Allow %q", path, res.status, res.header.Get("Allow"), want)
+		}
+	}
+}

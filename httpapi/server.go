@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -251,8 +252,19 @@ func (s *Server) routes() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, errNotFound)
 	})
+	root := r
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		s.problem(w, r, &apiError{status: http.StatusMethodNotAllowed, detail: "method " + r.Method + " is not allowed here"})
+		// RFC 9110 section 15.5.6: a 405 names the methods the path has.
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if root.Match(chi.NewRouteContext(), m, r.URL.Path) {
+				allowed = append(allowed, m)
+			}
+		}
+		if len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+		}
+		s.problem(w, r, &apiError{status: http.StatusMethodNotAllowed, detail: "method " + r.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", ")})
 	})
 
 	r.Get("/healthz", s.healthz)

@@ -278,9 +278,9 @@ func newTokenCreateCmd() *cobra.Command {
 			if err := postgres.New(pool).CreateToken(ctx, t); err != nil {
 				return fmt.Errorf("storing the token: %w", err)
 			}
-			scope := "cluster " + cluster
+			scope := "a cluster " + cluster
 			if admin {
-				scope = "admin"
+				scope = "an admin"
 			}
 			if _, err := fmt.Fprintln(cmd.OutOrStdout(), token); err != nil {
 				return fmt.Errorf("printing the token: %w", err)
@@ -289,7 +289,7 @@ func newTokenCreateCmd() *cobra.Command {
 			if !expiresAt.IsZero() {
 				until = "expires " + expiresAt.Format(time.RFC3339)
 			}
-			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "created a %s token, id %s, %s; it is shown only now: send it as \"Authorization: Bearer <token>\"\n", scope, t.ID(), until)
+			_, err = fmt.Fprintf(cmd.ErrOrStderr(), "created %s token, id %s, %s; it is shown only now: send it as \"Authorization: Bearer <token>\"\n", scope, t.ID(), until)
 			return err
 		},
 	}
