@@ -88,6 +88,9 @@ func newRootCmd() *cobra.Command {
 		}
 		return setupLogging(cmd)
 	}
+	// cobra adds `completion` only at Execute; add it now so that it is
+	// strict and annotated like the rest.
+	root.InitDefaultCompletionCmd()
 	strictGroups(root)
 	annotateAll(root)
 	return root

@@ -94,6 +94,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown simulate command", []string{"simulate", "rn"}, "usage", "Did you mean this?\n\trun"},
 		{"unknown token command", []string{"token", "revok"}, "usage", "revoke"},
 		{"unknown migrate command", []string{"migrate", "stats"}, "usage", "status"},
+		{"unknown completion shell", []string{"completion", "bsh"}, "usage", "bash"},
 		{"help of an unknown topic", []string{"help", "plann"}, "usage", "plan"},
 		{"help of an unknown nested topic", []string{"help", "plan", "slotconfig"}, "usage", "slot-config"},
 		{"unknown flag", []string{"serve", "--adr", "127.0.0.1:0"}, "usage", "--adr"},
