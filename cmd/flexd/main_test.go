@@ -102,7 +102,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag value", []string{"simulate", "run", "--jobs", "many"}, "usage", "--jobs"},
 		{"bad --log-level", []string{"--log-level", "loud", "version"}, "usage", "--log-level"},
 		{"bad --log-format", []string{"--log-format", "xml", "version"}, "usage", "--log-format"},
-		{"bad environment value", []string{"solve", "--effort", "abc"}, "usage", "--effort"},
+		{"bad --effort value", []string{"solve", "--effort", "abc"}, "usage", "--effort"},
 		{"a refused request", []string{"solve", badReq}, "usage", "refused"},
 		{"an unreadable input", []string{"replay", "--log", filepath.Join(dir, "absent.jsonl")}, "usage", "absent.jsonl"},
 		{"token create without a database", []string{"token", "create", "--cluster", "c1"}, "usage", "--database-url"},
