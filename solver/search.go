@@ -731,3 +731,44 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 	}
 	return inc.order, inc.s, inc.spent()
 }
+
+// criticalSearch is local search for a maximum past maxExhaustiveSearchJobs:
+// only the job that attains the maximum (the most penalised; ties to the
+// earliest) matters, so each pass tries it earlier, one position at a time
+// back to the front, then each job ahead of it moved just behind it: 2 J
+// schedules a pass instead of the J^2 of every insertion, scored from the
+// incumbent's prefix (mps.Packer.Resume). First improvement of the score
+// (the maximum, then the tie-breaker that sums every job's penalty, so a
+// pass also makes progress when the maximum is tied), until a pass finds
+// nothing or the budget is spent.
+func (ev *evaluator) criticalSearch(start []int, s score, budget int) ([]int, score, int) {
+	n := len(start)
+	inc := ev.newIncumbent(start, s)
+	cand := make([]int, n)
+	for improved := true; improved && inc.spent() < budget; {
+		improved = false
+		ev.score(inc.order)
+		inc.full++
+		c, worst := 0, math.Inf(-1)
+		for x, k := range inc.order {
+			if v := ev.in.fn[k].At(ev.completions[k]); v > worst {
+				c, worst = x, v
+			}
+		}
+		inc.record()
+		for k := c - 1; k >= 0 && inc.spent() < budget; k-- {
+			moveTo(cand, inc.order, c, k)
+			if inc.try(cand, k, c) {
+				improved = true
+				break
+			}
+		}
+		for i := c - 1; !improved && i >= 0 && inc.spent() < budget; i-- {
+			moveTo(cand, inc.order, i, c+1)
+			if inc.try(cand, i, c) {
+				improved = true
+			}
+		}
+	}
+	return inc.order, inc.s, inc.spent()
+}
