@@ -83,6 +83,10 @@ func run(httpapiDir, examplesDir, out string) error {
 		// httpapi imports: POST /v1/plan/slot-config takes and answers
 		// package plan's types, shared with the CLI.
 		"--parseDependencyLevel", "1",
+		// Schemas are named after their Go types alone (EpochRequest,
+		// SlotConfigResponse), not package-qualified: the names generated
+		// clients give their types.
+		"--useStructName",
 	)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -102,8 +106,8 @@ func run(httpapiDir, examplesDir, out string) error {
 	return nil
 }
 
-// problemRef is the schema swag names for httpapi.Problem.
-const problemRef = "#/components/schemas/httpapi.Problem"
+// problemRef is the schema swag names for httpapi.Problem (--useStructName).
+const problemRef = "#/components/schemas/Problem"
 
 // Convert turns swag's Swagger 2.0 JSON into the OpenAPI 3 YAML flexd
 // commits; examples, by operationId, become the request bodies' examples.
@@ -154,6 +158,7 @@ var publicOperations = []string{"health", "ready", "getOpenAPI"}
 // "Bearer " typed before it in the Swagger UI), required at the root, and
 // the public operations say they need none.
 func fixup(doc *openapi3.T) {
+	doubles(doc)
 	if doc.Components != nil {
 		if ref, ok := doc.Components.SecuritySchemes["BearerAuth"]; ok && ref.Value != nil {
 			ref.Value = openapi3.NewJWTSecurityScheme()
@@ -192,6 +197,66 @@ func fixup(doc *openapi3.T) {
 					if media.Schema != nil && media.Schema.Ref == problemRef {
 						delete(resp.Value.Content, mt)
 						resp.Value.Content["application/problem+json"] = media
+					}
+				}
+			}
+		}
+	}
+}
+
+// doubles gives every number schema format double: flexd's numbers are Go
+// float64s (times on the caller's clock need all 53 bits), and a number
+// without a format is a 32-bit float to client generators (oapi-codegen's
+// float32, Java's Float). swag writes either nothing or the non-standard
+// "float64".
+func doubles(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Ref != "" || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.Type.Is(openapi3.TypeNumber) && (s.Format == "" || s.Format == "float64") {
+			s.Format = "double"
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			walk(s.Properties[name])
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties.Schema)
+		walk(s.Not)
+		for _, list := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, r := range list {
+				walk(r)
+			}
+		}
+	}
+	if doc.Components != nil {
+		for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+			walk(doc.Components.Schemas[name])
+		}
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			for _, p := range op.Parameters {
+				if p.Value != nil {
+					walk(p.Value.Schema)
+				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				for _, mt := range op.RequestBody.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+			if op.Responses == nil {
+				continue
+			}
+			for _, resp := range op.Responses.Map() {
+				if resp.Value != nil {
+					for _, mt := range resp.Value.Content {
+						walk(mt.Schema)
 					}
 				}
 			}

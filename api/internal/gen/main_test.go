@@ -14,12 +14,12 @@ func TestConvert(t *testing.T) {
 	const v2 = `{
 	  "swagger": "2.0", "info": {"title": "t", "version": "1"}, "basePath": "/",
 	  "paths": {"/x": {"get": {"produces": ["application/json"], "responses": {
-	    "200": {"description": "OK", "schema": {"$ref": "#/definitions/httpapi.Health"}},
-	    "404": {"description": "Not Found", "schema": {"$ref": "#/definitions/httpapi.Problem"}},
-	    "503": {"description": "down", "schema": {"$ref": "#/definitions/httpapi.Health"}}}}}},
+	    "200": {"description": "OK", "schema": {"$ref": "#/definitions/Health"}},
+	    "404": {"description": "Not Found", "schema": {"$ref": "#/definitions/Problem"}},
+	    "503": {"description": "down", "schema": {"$ref": "#/definitions/Health"}}}}}},
 	  "definitions": {
-	    "httpapi.Health": {"type": "object", "properties": {"status": {"type": "string"}}},
-	    "httpapi.Problem": {"type": "object", "properties": {"status": {"type": "integer"}}}}}`
+	    "Health": {"type": "object", "properties": {"status": {"type": "string"}}},
+	    "Problem": {"type": "object", "properties": {"status": {"type": "integer"}}}}}`
 	first, err := Convert([]byte(v2), nil)
 	if err != nil {
 		t.Fatal(err)
