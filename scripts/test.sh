@@ -6,7 +6,7 @@
 # TEST_DATABASE_URL for the PostgreSQL-backed tests, runs `go vet` and
 # `go test`, checks api/openapi.yaml and the Go client generated from it
 # (client/flexd.gen.go) are up to date, lints the spec with Spectral
-# and Redocly, and clicks the Swagger UI's Try it out in Chromium (when no
+# and Redocly, replays its examples against flexd with Dredd, and clicks the Swagger UI's Try it out in Chromium (when no
 # packages were named), and stops the
 # server and removes the directory on every exit path.
 #
@@ -104,6 +104,10 @@ fi
 if $full_run && [ -f scripts/lint-openapi.sh ]; then
 	log "linting api/openapi.yaml (Spectral, Redocly)"
 	run bash scripts/lint-openapi.sh || status=$?
+fi
+if $full_run && [ -f scripts/dredd.sh ]; then
+	log "replaying the spec's examples against flexd (Dredd)"
+	run bash scripts/dredd.sh || status=$?
 fi
 if $full_run && [ -f scripts/browser-test.sh ]; then
 	log "the Swagger UI's Try it out in Chromium"

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -65,6 +66,10 @@ func run(httpapiDir, examplesDir, out string) error {
 		}
 		examples[op] = v
 	}
+	answers, err := readAnswers(filepath.Join(examplesDir, "answers"))
+	if err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp("", "flexd-swag-")
 	if err != nil {
 		return fmt.Errorf("making a temporary directory: %w", err)
@@ -96,7 +101,7 @@ func run(httpapiDir, examplesDir, out string) error {
 	if err != nil {
 		return fmt.Errorf("reading swag's output: %w", err)
 	}
-	y, err := Convert(v2, examples)
+	y, err := Convert(v2, examples, answers)
 	if err != nil {
 		return err
 	}
@@ -109,9 +114,43 @@ func run(httpapiDir, examplesDir, out string) error {
 // problemRef is the schema swag names for httpapi.Problem (--useStructName).
 const problemRef = "#/components/schemas/Problem"
 
+// readAnswers reads the golden answers of examples/answers (written and
+// checked by api's TestResponseExamples): OPERATION.STATUS.json, or .jsonl
+// for a JSON Lines answer (kept as text), keyed "OPERATION STATUS".
+func readAnswers(dir string) (map[string]any, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the golden answers: %w", err)
+	}
+	answers := map[string]any{}
+	for _, e := range entries {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		op, status, ok := strings.Cut(strings.TrimSuffix(name, ext), ".")
+		if e.IsDir() || !ok || (ext != ".json" && ext != ".jsonl") {
+			return nil, fmt.Errorf("%s/%s: want OPERATION.STATUS.json or .jsonl", dir, name)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("reading a golden answer: %w", err)
+		}
+		if ext == ".jsonl" {
+			answers[op+" "+status] = string(b)
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+		}
+		answers[op+" "+status] = v
+	}
+	return answers, nil
+}
+
 // Convert turns swag's Swagger 2.0 JSON into the OpenAPI 3 YAML flexd
-// commits; examples, by operationId, become the request bodies' examples.
-func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
+// commits; examples, by operationId, become the request bodies' examples,
+// and answers, by "operationId status", the responses' examples.
+func Convert(v2 []byte, examples, answers map[string]any) ([]byte, error) {
 	var doc2 openapi2.T
 	if err := json.Unmarshal(v2, &doc2); err != nil {
 		return nil, fmt.Errorf("decoding Swagger 2.0: %w", err)
@@ -121,6 +160,7 @@ func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
 		return nil, fmt.Errorf("converting to OpenAPI 3: %w", err)
 	}
 	fixup(doc3)
+	pathExamples(doc3, examples["decideEpoch"])
 	for _, path := range doc3.Paths.InMatchingOrder() {
 		for _, op := range doc3.Paths.Value(path).Operations() {
 			ex, ok := examples[op.OperationID]
@@ -131,6 +171,9 @@ func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
 				mt.Example = ex
 			}
 		}
+	}
+	if err := responseExamples(doc3, answers); err != nil {
+		return nil, err
 	}
 	if err := doc3.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
@@ -262,4 +305,67 @@ func doubles(doc *openapi3.T) {
 			}
 		}
 	}
+}
+
+// exampleCluster is the cluster the path examples name.
+const exampleCluster = "c1"
+
+// pathExamples gives the path parameters the examples a tool replaying the
+// spec needs to build a URL (Dredd, the Swagger UI's Try it out): the
+// cluster c1, and the epoch of the example epoch body, so that the
+// example paths read what the example POST stored.
+func pathExamples(doc *openapi3.T, epochExample any) {
+	var epoch any
+	if m, ok := epochExample.(map[string]any); ok {
+		epoch = m["epoch"]
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		item := doc.Paths.Value(path)
+		for _, op := range item.Operations() {
+			for _, p := range op.Parameters {
+				if p.Value == nil || p.Value.In != openapi3.ParameterInPath || p.Value.Example != nil {
+					continue
+				}
+				switch p.Value.Name {
+				case "cluster":
+					p.Value.Example = exampleCluster
+				case "epoch":
+					if epoch != nil {
+						p.Value.Example = epoch
+					}
+				}
+			}
+		}
+	}
+}
+
+// responseExamples makes each golden answer the example of its response,
+// and fails on an answer of no declared response (a renamed operation, a
+// status no longer declared).
+func responseExamples(doc *openapi3.T, answers map[string]any) error {
+	used := map[string]bool{}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			if op.Responses == nil {
+				continue
+			}
+			for code, resp := range op.Responses.Map() {
+				key := op.OperationID + " " + code
+				ex, ok := answers[key]
+				if !ok || resp.Value == nil {
+					continue
+				}
+				used[key] = true
+				for _, mt := range resp.Value.Content {
+					mt.Example = ex
+				}
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(answers)) {
+		if !used[key] {
+			return fmt.Errorf("the golden answer %q is of no declared response", key)
+		}
+	}
+	return nil
 }
