@@ -17,16 +17,23 @@ const token = process.env.FLEXD_TOKEN || '';
 // decision has none), so it is not expected here either.
 const optionalHeaders = ['Idempotent-Replay'];
 
+// The statuses this run's server answers to the examples (a regular
+// expression; default the 2xx). scripts/dredd.sh runs Dredd once per kind
+// of server: a plain one answers 2xx; one with a tiny --body-limit answers
+// 413 to every example body; one whose rate limit is spent answers 429.
+const statuses = new RegExp(process.env.FLEXD_DREDD_STATUSES || '^2\\d\\d$');
+
 hooks.beforeEach((transaction, done) => {
-  // One request example per operation (the spec's, answered 2xx) can only
-  // meet the 2xx response: each 4xx and 5xx answer needs another request
-  // (a malformed body, no token, another cluster's token, an epoch stored
-  // with another body) or another server (rate limited, shutting down, its
-  // database away). Their examples are checked by api's
-  // TestResponseExamples against the answers a server gives to exactly
-  // those requests. Dredd skips them itself for OpenAPI 2; its OpenAPI 3
-  // support does not.
-  if (!/^2\d\d$/.test(transaction.expected.statusCode)) {
+  // Each operation has one request example, and a server of one kind
+  // answers it one way: the transactions expecting another status are
+  // skipped in this run. Those no kind of server answers to the example
+  // (400, 415 and 422 want another body, 401 and 404 a server with tokens
+  // and a wrong or missing one, 409 an epoch stored with another body, 503
+  // a server shutting down or a database away) are skipped in every run;
+  // api's TestResponseExamples makes those requests instead and checks
+  // the examples against their answers. (Dredd skips non-2xx answers
+  // itself for OpenAPI 2; its OpenAPI 3 support does not.)
+  if (!statuses.test(transaction.expected.statusCode)) {
     transaction.skip = true;
     return done();
   }
