@@ -90,6 +90,11 @@ var answerCases = []answerCase{
 	{op: "getEpoch", status: 200, server: "main", method: "GET", path: "/v1/clusters/c1/epochs/1"},
 	{op: "exportEpochs", status: 200, server: "main", method: "GET", path: "/v1/clusters/c1/epochs.jsonl"},
 	{op: "exportEpochs", status: 400, server: "main", method: "GET", path: "/v1/clusters/c1/epochs.jsonl?to=-1"},
+	// GET /v1/clusters (issue 18): its cases run once the spec declares it.
+	{op: "listClusters", status: 200, server: "main", method: "GET", path: "/v1/clusters"},
+	{op: "listClusters", status: 401, server: "tokens", method: "GET", path: "/v1/clusters"},
+	{op: "listClusters", status: 403, server: "tokens", method: "GET", path: "/v1/clusters", token: "token-of-c1"},
+	{op: "listClusters", status: 429, server: "limited", method: "GET", path: "/v1/clusters"},
 
 	// A server with tokens: none is 401, another cluster's is 404.
 	{op: "listMetrics", status: 401, server: "tokens", method: "GET", path: "/v1/metrics"},
@@ -131,6 +136,8 @@ var bigBody = `{"objective": "` + strings.Repeat("x", 2<<10) + `"}`
 // noExample lists the responses that have no example, and why.
 var noExample = map[string]string{
 	"getOpenAPI 200": "the answer is this document itself",
+	// A store error mid-request: the converter's example problem stands.
+	"listClusters 503": "needs the database to go away during the call",
 }
 
 // newAnswerServer builds one kind of server of answerCases.
@@ -235,6 +242,16 @@ func normalize(v any) any {
 // one (but those in noExample). With -update the answers are rewritten;
 // then run go generate ./... to put them in the spec.
 func TestResponseExamples(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			declared[op.OperationID] = true
+		}
+	}
 	servers := map[string]*httpapi.Server{}
 	seen := map[string]bool{}
 	for _, c := range answerCases {
@@ -243,6 +260,10 @@ func TestResponseExamples(t *testing.T) {
 			t.Fatalf("%s: two cases", key)
 		}
 		seen[key] = true
+		if !declared[c.op] {
+			t.Logf("%s: the spec has no operation %s yet; case not run", key, c.op)
+			continue
+		}
 		srv := servers[c.server]
 		if srv == nil {
 			srv = newAnswerServer(t, c.server)
@@ -279,10 +300,6 @@ func TestResponseExamples(t *testing.T) {
 	}
 
 	// Every declared response has an example, and it is one of the above.
-	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for path, item := range doc.Paths.Map() {
 		for method, op := range item.Operations() {
 			for code, resp := range op.Responses.Map() {
