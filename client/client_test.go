@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -149,11 +150,17 @@ func TestDecideEpochRetryingGivesUp(t *testing.T) {
 // TestDecideEpochRetryingBusy: a 503 with Retry-After is retried after
 // it, with the same bytes.
 func TestDecideEpochRetryingBusy(t *testing.T) {
-	var bodies [][]byte
+	var (
+		mu     sync.Mutex
+		bodies [][]byte
+	)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
 		bodies = append(bodies, b)
-		if len(bodies) == 1 {
+		n := len(bodies)
+		mu.Unlock()
+		if n == 1 {
 			w.Header().Set("Retry-After", "0")
 			w.Header().Set("Content-Type", "application/problem+json")
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -173,6 +180,8 @@ func TestDecideEpochRetryingBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if d.StatusCode() != http.StatusOK || d.Attempts != 2 || len(bodies) != 2 || !bytes.Equal(bodies[0], bodies[1]) {
 		t.Errorf("status %d after %d attempts; bodies %q", d.StatusCode(), d.Attempts, bodies)
 	}
