@@ -268,21 +268,7 @@ const recordGap = 8
 func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]int, score, int) {
 	n := len(due)
 	cand := make([]int, n)
-	build := func() {
-		x := 0
-		for _, k := range due {
-			if front[k] {
-				cand[x] = k
-				x++
-			}
-		}
-		for _, k := range back {
-			if !front[k] {
-				cand[x] = k
-				x++
-			}
-		}
-	}
+	build := func() { buildSplit(cand, front, due, back) }
 	build()
 	inc := ev.newIncumbent(cand, ev.score(cand))
 	inc.full++
@@ -296,14 +282,7 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 			build()
 			// A flip moves one job between the sets: an insertion, which
 			// changes the positions between its old and new place only.
-			p, q := 0, n-1
-			for p < n && cand[p] == inc.order[p] {
-				p++
-			}
-			for q > p && cand[q] == inc.order[q] {
-				q--
-			}
-			if inc.try(cand, p, q) {
+			if p, q := changedSpan(cand, inc.order); inc.try(cand, p, q) {
 				improved = true
 				continue
 			}
@@ -451,21 +430,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 	in := ev.in
 	n := len(due)
 	cand := make([]int, n)
-	build := func() {
-		x := 0
-		for _, k := range due {
-			if front[k] {
-				cand[x] = k
-				x++
-			}
-		}
-		for _, k := range back {
-			if !front[k] {
-				cand[x] = k
-				x++
-			}
-		}
-	}
+	build := func() { buildSplit(cand, front, due, back) }
 	// A job late even alone at its maximum from now is never worth
 	// bringing in, nor keeping in: it would hold the front's slots for
 	// nothing.
@@ -479,17 +444,8 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 	inc.full++
 	try := func() bool {
 		build()
-		p, q := 0, n-1
-		for p < n && cand[p] == inc.order[p] {
-			p++
-		}
-		for q > p && cand[q] == inc.order[q] {
-			q--
-		}
-		if p >= q {
-			return false
-		}
-		return inc.try(cand, p, q)
+		p, q := changedSpan(cand, inc.order)
+		return p < q && inc.try(cand, p, q)
 	}
 	// Front jobs by stake, least first: the cheapest to give up are tried
 	// first, and the loops stop once a stake passes the bound.
@@ -665,18 +621,7 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 	inc.full++
 	try := func() bool {
 		build()
-		p, q := 0, n-1
-		for p < n && cand[p] == inc.order[p] {
-			p++
-		}
-		for q > p && cand[q] == inc.order[q] {
-			q--
-		}
-		if p >= q {
-			copy(cand, inc.order)
-			return false
-		}
-		if inc.try(cand, p, q) {
+		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
 			return true
 		}
 		copy(cand, inc.order)
@@ -771,4 +716,36 @@ func (ev *evaluator) criticalSearch(start []int, s score, budget int) ([]int, sc
 		}
 	}
 	return inc.order, inc.s, inc.spent()
+}
+
+// buildSplit writes into cand the jobs of front in due order, then the
+// others in back order: the shape of split search's orders.
+func buildSplit(cand []int, front []bool, due, back []int) {
+	x := 0
+	for _, k := range due {
+		if front[k] {
+			cand[x] = k
+			x++
+		}
+	}
+	for _, k := range back {
+		if !front[k] {
+			cand[x] = k
+			x++
+		}
+	}
+}
+
+// changedSpan returns the first and the last position where a and b (of
+// the same length) differ; p >= q when they differ in at most one place.
+func changedSpan(a, b []int) (p, q int) {
+	n := len(a)
+	p, q = 0, n-1
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	for q > p && a[q] == b[q] {
+		q--
+	}
+	return p, q
 }
