@@ -338,6 +338,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 			// 1.018 (one instance of ten 1.17 instead of 1.09).
 			break
 		}
+		if ev.slaOnly {
+			// The level search below, iterated, has the rest.
+			continue
+		}
 		if ev.tardyOnly {
 			o, s, used := ev.swapSearch(front, due, back, budget/(2*swapShare))
 			spent += used
@@ -369,7 +373,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		}
 	}
 	if ev.slaOnly {
-		o, s, used := ev.levelSearch(best.o.order, back, budget/levelShare)
+		o, s, used := ev.levelSearch(best.o.order, back, budget-spent)
 		spent += used
 		if s.less(best.s) {
 			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+level") + "+level", o}, s}
@@ -401,13 +405,12 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 // splitShare and splitILSShare: each of the two split searches may spend
 // 1/(2 splitShare) of the budget on its descent and 1/(2 splitILSShare) on
 // iterating it (on sums of tardy jobs, 1/(2 swapShare) on exchanges
-// instead; on SLA cost the level search may spend 1/levelShare); window
+// instead; on SLA cost the iterated level search has the rest); window
 // search has the rest.
 const (
 	splitShare    = 2
 	splitILSShare = 3
 	swapShare     = 2
-	levelShare    = 2
 )
 
 // searchWindow is how far window search moves a job either way.
@@ -555,72 +558,118 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 // target's deadline, then the given-up ones in back order. A move changes
 // one job's target, or raises one job's target by a step while another's
 // falls by one (the exchange swapSearch makes for single deadlines). It
-// starts from the steps start meets and returns the best order found, its
-// score and the evaluations spent.
+// starts from the steps start meets, descends, then iterates while budget
+// is left: two to four random jobs' targets a step earlier or later, a new
+// descent, kept when no worse. It returns the best order found, its score
+// and the evaluations spent.
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
 	in := ev.in
 	n := len(start)
-	backRank := make([]int, n)
+	lv := &levels{in: in, backRank: make([]int, n), first: make([]int, n), none: make([]int, n), level: make([]int, n)}
 	for x, k := range back {
-		backRank[k] = x
+		lv.backRank[k] = x
 	}
-	// first[k] is job k's first reachable step; none[k] the target that
-	// means given up.
-	first := make([]int, n)
-	none := make([]int, n)
-	level := make([]int, n)
 	ev.score(start)
 	for k := range n {
 		steps := in.pj[k].SLA
-		none[k] = len(steps)
+		lv.none[k] = len(steps)
 		fastest := in.now + in.work[k]/float64(in.max[k])
-		first[k] = len(steps)
+		lv.first[k] = len(steps)
 		for s, st := range steps {
 			if st.Deadline >= fastest {
-				first[k] = s
+				lv.first[k] = s
 				break
 			}
 		}
-		level[k] = none[k]
-		for s := first[k]; s < len(steps); s++ {
+		lv.level[k] = lv.none[k]
+		for s := lv.first[k]; s < len(steps); s++ {
 			if ev.completions[k] <= steps[s].Deadline {
-				level[k] = s
+				lv.level[k] = s
 				break
 			}
 		}
 	}
-	key := func(k int) (int, float64) {
-		if level[k] < none[k] {
-			return 0, in.pj[k].SLA[level[k]].Deadline
-		}
-		return 1, float64(backRank[k])
-	}
-	// cost is job k's penalty when it meets target l (none: misses all).
-	cost := func(k, l int) float64 {
-		if l == 0 {
-			return 0
-		}
-		return in.pj[k].SLA[l-1].Penalty
-	}
-	cand := slices.Clone(start)
-	build := func() {
-		slices.SortFunc(cand, func(a, b int) int {
-			ga, ka := key(a)
-			gb, kb := key(b)
-			if ga != gb {
-				return ga - gb
+	best, bestS, spent := ev.levelDescent(lv, slices.Clone(start), budget)
+	rng := rand.New(rand.NewPCG(uint64(n), 0x1e7e1))
+	walk, walkS := slices.Clone(lv.level), bestS
+	for spent < budget {
+		copy(lv.level, walk)
+		for range 2 + rng.IntN(3) {
+			k := rng.IntN(n)
+			if rng.IntN(2) == 0 && lv.level[k] > lv.first[k] {
+				lv.level[k]--
+			} else if lv.level[k] < lv.none[k] {
+				lv.level[k]++
 			}
-			if c := cmp.Compare(ka, kb); c != 0 {
-				return c
-			}
-			return a - b
-		})
+		}
+		o, s, used := ev.levelDescent(lv, slices.Clone(best), budget-spent)
+		spent += used
+		if cmpTol(s.value, walkS.value) <= 0 {
+			copy(walk, lv.level)
+			walkS = s
+		}
+		if s.less(bestS) {
+			best, bestS = o, s
+		}
 	}
-	build()
+	return best, bestS, spent
+}
+
+var levelILS = false
+
+// levels is levelSearch's state: each job's target step and what bounds it.
+type levels struct {
+	in *instance
+	// backRank is each job's place in the back order; first its first
+	// reachable step; none the target that means given up; level its
+	// target.
+	backRank, first, none, level []int
+}
+
+// key is job k's place in the order: targeted jobs (0) by their target's
+// deadline, then the given-up ones (1) in back order.
+func (lv *levels) key(k int) (int, float64) {
+	if lv.level[k] < lv.none[k] {
+		return 0, lv.in.pj[k].SLA[lv.level[k]].Deadline
+	}
+	return 1, float64(lv.backRank[k])
+}
+
+// cost is job k's penalty when it meets target l (none: misses all).
+func (lv *levels) cost(k, l int) float64 {
+	if l == 0 {
+		return 0
+	}
+	return lv.in.pj[k].SLA[l-1].Penalty
+}
+
+// build sorts order by the targets.
+func (lv *levels) build(order []int) {
+	slices.SortFunc(order, func(a, b int) int {
+		ga, ka := lv.key(a)
+		gb, kb := lv.key(b)
+		if ga != gb {
+			return ga - gb
+		}
+		if c := cmp.Compare(ka, kb); c != 0 {
+			return c
+		}
+		return a - b
+	})
+}
+
+// levelDescent is levelSearch's descent from lv's targets (updated in
+// place): single target changes, then exchanges, first improvement, until
+// a pass finds nothing or budget evaluations are spent. cand is a
+// permutation to work in.
+func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int) ([]int, score, int) {
+	n := len(cand)
+	level, first, none := lv.level, lv.first, lv.none
+	lv.build(cand)
 	inc := ev.newIncumbent(cand, ev.score(cand))
 	inc.full++
 	try := func() bool {
-		build()
+		lv.build(cand)
 		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
 			return true
 		}
@@ -653,15 +702,15 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 				continue
 			}
 			level[k]--
-			gain := cost(k, level[k]+1) - cost(k, level[k])
-			_, dk := key(k)
+			gain := lv.cost(k, level[k]+1) - lv.cost(k, level[k])
+			_, dk := lv.key(k)
 			for o := 0; o < n && inc.spent() < budget; o++ {
 				if o == k || level[o] >= none[o] {
 					continue
 				}
 				// Only a job due before k's new target competes with it,
 				// and only one that loses less than k gains is worth it.
-				if _, do := key(o); do > dk || cost(o, level[o]+1)-cost(o, level[o]) >= gain {
+				if _, do := lv.key(o); do > dk || lv.cost(o, level[o]+1)-lv.cost(o, level[o]) >= gain {
 					continue
 				}
 				level[o]++
