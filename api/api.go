@@ -6,8 +6,12 @@
 // Regenerate with `go generate ./api/...`: swag (pinned with go.mod's tool
 // directive) writes Swagger 2.0 into a temporary directory, and
 // internal/gen converts it to OpenAPI 3 with kin-openapi's openapi2conv.
-// A test fails when the committed file differs from a fresh generation, and
-// scripts/check-openapi.sh does the same check for CI.
+// Request examples are examples/*.json; response examples are the golden
+// answers of examples/answers, which TestResponseExamples checks against
+// a running server. A test fails when the committed file differs from a
+// fresh generation, and scripts/check-openapi.sh does the same check for
+// CI. The Go client (package client) is generated from this file: `go
+// generate ./...` regenerates both, in that order.
 package api
 
 import _ "embed" // for the spec below

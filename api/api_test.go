@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -129,5 +131,42 @@ func TestRequestExamplesExecute(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d operations with a request body, want 3 (epoch, solve, slot-config)", n)
+	}
+}
+
+// TestErrorExamplesPerStatus: every error answer's example is a problem of
+// its own status (the 401's a 401, not the schema's 422), so the Swagger
+// UI shows what each status really looks like.
+func TestErrorExamplesPerStatus(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for code, resp := range op.Responses.Map() {
+				status, err := strconv.Atoi(code)
+				if err != nil || status < 400 || resp.Value == nil {
+					continue
+				}
+				mt := resp.Value.Content.Get("application/problem+json")
+				if mt == nil {
+					continue
+				}
+				ex, ok := mt.Example.(map[string]any)
+				if !ok {
+					t.Errorf("%s %s %d: no example", method, path, status)
+					continue
+				}
+				if got, _ := ex["status"].(float64); int(got) != status || ex["title"] != http.StatusText(status) || ex["detail"] == nil {
+					t.Errorf("%s %s %d: example %v is not a %d problem with a detail", method, path, status, ex, status)
+				}
+				n++
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d error examples checked", n)
 	}
 }

@@ -81,6 +81,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 				s.problem(w, r, fmt.Errorf("looking up a token: %w", err))
 				return
 			}
+			// Expiry is checked against the clock on every request, so
+			// an expired token fails from its expiry exactly; revocation
+			// is seen when the cached lookup is refreshed, within
+			// TokenCacheTTL.
+			if st := t.State(s.cfg.Now()); st != store.TokenActive {
+				s.problem(w, r, &apiError{status: http.StatusUnauthorized,
+					detail: "the bearer token is " + st + "; ask an operator for a new one (flexd token create)"})
+				return
+			}
 			p = principal{key: hash, admin: t.Admin, cluster: t.Cluster}
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, principalKey{}, p)))
@@ -108,7 +117,11 @@ func (s *Server) hasTokens(ctx context.Context) (bool, error) {
 // request.
 func (s *Server) lookupToken(ctx context.Context, hash string) (store.Token, error) {
 	if s.tokens == nil {
-		return s.store.LookupToken(ctx, hash)
+		t, err := s.store.LookupToken(ctx, hash)
+		if err == nil {
+			s.touchToken(ctx, t)
+		}
+		return t, err
 	}
 	if t, found, hit := s.tokens.get(hash); hit {
 		if !found {
@@ -120,10 +133,31 @@ func (s *Server) lookupToken(ctx context.Context, hash string) (store.Token, err
 	switch {
 	case err == nil:
 		s.tokens.put(hash, t, true)
+		s.touchToken(ctx, t)
 	case errors.Is(err, store.ErrNotFound):
 		s.tokens.put(hash, store.Token{}, false)
 	}
 	return t, err
+}
+
+// TokenToucher is implemented by stores that record when a token was last
+// used (store/memory, store/postgres, store/resilient). The server records
+// a use whenever it looks a token up in the store: once per token cache
+// lifetime per token (on every request when the cache is off).
+type TokenToucher interface {
+	TouchToken(ctx context.Context, hash string, at time.Time) error
+}
+
+// touchToken records t's use now, when the store keeps it; a failure is
+// logged, never the request's.
+func (s *Server) touchToken(ctx context.Context, t store.Token) {
+	tt, ok := s.cfg.Store.(TokenToucher)
+	if !ok || t.State(s.cfg.Now()) != store.TokenActive {
+		return
+	}
+	if err := tt.TouchToken(ctx, t.Hash, s.cfg.Now()); err != nil {
+		s.log.DebugContext(ctx, "recording a token's use failed", "request_id", requestIDFrom(ctx), "error", err)
+	}
 }
 
 // tokenCache remembers token lookups for ttl. It holds at most

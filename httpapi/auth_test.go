@@ -3,10 +3,13 @@ package httpapi_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/store"
 )
 
 func TestAuth(t *testing.T) {
@@ -195,5 +198,138 @@ func TestBadTokenFlood(t *testing.T) {
 	}
 	if res := e.get("/v1/metrics", good); res.status != http.StatusOK {
 		t.Errorf("good token after the flood: %d", res.status)
+	}
+}
+
+// fakeClock is a settable clock for the server's Config.Now.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// TestTokenExpiryAndRevocation, on a fake clock: an expiring token works
+// until its expiry and answers 401 from that instant exactly (whatever
+// the cache holds); a revoked token keeps working only while its lookup is
+// cached, and answers 401 once the cache lifetime has passed; a token's use
+// is recorded once per cache lifetime.
+func TestTokenExpiryAndRevocation(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	const ttl = 5 * time.Second
+	e := newEnv(t, func(c *httpapi.Config) { c.Now, c.TokenCacheTTL = clock.now, ttl })
+	ctx := t.Context()
+	expiring := store.Token{Hash: httpapi.HashToken("tok-exp"), Cluster: "c1", Created: clock.now(), Expires: clock.now().Add(time.Minute)}
+	revocable := store.Token{Hash: httpapi.HashToken("tok-rev"), Cluster: "c1", Created: clock.now()}
+	for _, tok := range []store.Token{expiring, revocable} {
+		if err := e.store.CreateToken(ctx, tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func(token string) int {
+		t.Helper()
+		return e.get("/v1/clusters/c1/epochs", token).status
+	}
+	if got := status("tok-exp"); got != http.StatusOK {
+		t.Fatalf("expiring token before its expiry: %d", got)
+	}
+	clock.advance(time.Minute - time.Nanosecond)
+	if got := status("tok-exp"); got != http.StatusOK {
+		t.Errorf("a nanosecond before the expiry: %d, want 200", got)
+	}
+	clock.advance(time.Nanosecond)
+	res := e.get("/v1/clusters/c1/epochs", "tok-exp")
+	if res.status != http.StatusUnauthorized || !strings.Contains(string(res.body), "expired") {
+		t.Errorf("at the expiry: %d %s, want 401 saying expired", res.status, res.body)
+	}
+
+	if got := status("tok-rev"); got != http.StatusOK {
+		t.Fatalf("revocable token: %d", got)
+	}
+	usedAt := clock.now()
+	if _, err := e.store.RevokeToken(ctx, revocable.Hash, clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := status("tok-rev"); got != http.StatusOK {
+		t.Errorf("revoked, lookup still cached: %d, want 200 (the documented window)", got)
+	}
+	clock.advance(ttl)
+	res = e.get("/v1/clusters/c1/epochs", "tok-rev")
+	if res.status != http.StatusUnauthorized || !strings.Contains(string(res.body), "revoked") {
+		t.Errorf("revoked, a cache lifetime later: %d %s, want 401 saying revoked", res.status, res.body)
+	}
+	tok, err := e.store.LookupToken(ctx, revocable.Hash)
+	if err != nil || !tok.LastUsed.Equal(usedAt) {
+		t.Errorf("last used = %v (%v), want %v: the use before revocation, not the refused ones", tok.LastUsed, err, usedAt)
+	}
+	if ok, err := e.store.HasTokens(ctx); err != nil || !ok {
+		t.Errorf("HasTokens = %v, %v; want true", ok, err)
+	}
+	if got := status(""); got != http.StatusUnauthorized {
+		t.Errorf("no token with every token revoked or expired: %d, want 401 (access control stays on)", got)
+	}
+}
+
+// TestTokenLastUsedOncePerCacheLifetime: lookups, and so last-used
+// writes, happen once per cache lifetime however many requests come.
+func TestTokenLastUsedOncePerCacheLifetime(t *testing.T) {
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	e := newEnv(t, func(c *httpapi.Config) { c.Now, c.TokenCacheTTL = clock.now, 5*time.Second })
+	tok := e.addToken("tok-c1", "c1", false)
+	first := clock.now()
+	for range 3 {
+		if got := e.get("/v1/metrics", tok).status; got != http.StatusOK {
+			t.Fatalf("status %d", got)
+		}
+		clock.advance(time.Second)
+	}
+	stored, err := e.store.LookupToken(t.Context(), httpapi.HashToken(tok))
+	if err != nil || !stored.LastUsed.Equal(first) {
+		t.Errorf("last used = %v (%v), want %v (the first lookup; the next two came from the cache)", stored.LastUsed, err, first)
+	}
+	clock.advance(5 * time.Second)
+	if got := e.get("/v1/metrics", tok).status; got != http.StatusOK {
+		t.Fatalf("status %d", got)
+	}
+	stored, _ = e.store.LookupToken(t.Context(), httpapi.HashToken(tok))
+	if !stored.LastUsed.Equal(clock.now()) {
+		t.Errorf("last used after the cache lifetime = %v, want %v", stored.LastUsed, clock.now())
+	}
+}
+
+// TestListClusters: GET /v1/clusters lists every cluster with an epoch to
+// an admin token; a cluster token gets 403.
+func TestListClusters(t *testing.T) {
+	e := newEnv(t, nil)
+	for _, c := range []string{"c2", "c1"} {
+		if res := e.post("/v1/clusters/"+c+"/epochs", "", epochBody); res.status != http.StatusOK {
+			t.Fatalf("epoch of %s: %d %s", c, res.status, res.body)
+		}
+	}
+	admin := e.addToken("tok-admin", "", true)
+	c1 := e.addToken("tok-c1", "c1", false)
+	res := e.get("/v1/clusters", admin)
+	var list httpapi.ClusterList
+	res.decode(t, &list)
+	if res.status != http.StatusOK || len(list.Clusters) != 2 || list.Clusters[0].Name != "c1" || list.Clusters[1].Name != "c2" || list.Clusters[0].LastEpoch != 1 {
+		t.Errorf("admin: %d %s, want c1 and c2 at epoch 1", res.status, res.body)
+	}
+	res = e.get("/v1/clusters", c1)
+	if res.status != http.StatusForbidden {
+		t.Errorf("cluster token: %d %s, want 403", res.status, res.body)
+	}
+	res.problem(t)
+	if res := e.get("/v1/clusters", ""); res.status != http.StatusUnauthorized {
+		t.Errorf("no token: %d, want 401", res.status)
 	}
 }

@@ -472,6 +472,36 @@ func TestDrainAnswers503(t *testing.T) {
 	}
 }
 
+// TestBeginShutdownKeepsServing: the first step of a shutdown changes
+// /readyz alone (503 shutting_down); epochs, solves and /healthz are
+// served as before. StartDrain, the second step, then refuses new work.
+func TestBeginShutdownKeepsServing(t *testing.T) {
+	e := newEnv(t, nil)
+	if res := e.get("/readyz", ""); res.status != http.StatusOK {
+		t.Fatalf("readyz before: %d", res.status)
+	}
+	e.srv.BeginShutdown()
+	res := e.get("/readyz", "")
+	var h httpapi.Health
+	res.decode(t, &h)
+	if res.status != http.StatusServiceUnavailable || h.Status != "shutting_down" {
+		t.Errorf("readyz while shutting down: %d %+v, want 503 shutting_down", res.status, h)
+	}
+	if res := e.post("/v1/clusters/c1/epochs", "", epochBody); res.status != http.StatusOK {
+		t.Errorf("epoch while shutting down: %d %s, want 200", res.status, res.body)
+	}
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusOK {
+		t.Errorf("solve while shutting down: %d %s, want 200", res.status, res.body)
+	}
+	if res := e.get("/healthz", ""); res.status != http.StatusOK {
+		t.Errorf("healthz while shutting down: %d", res.status)
+	}
+	e.srv.StartDrain()
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusServiceUnavailable {
+		t.Errorf("solve after StartDrain: %d, want 503", res.status)
+	}
+}
+
 func TestRequestIDEchoed(t *testing.T) {
 	e := newEnv(t, nil)
 	cases := map[string]struct {
@@ -579,4 +609,55 @@ func TestRequestTimeout(t *testing.T) {
 		t.Fatalf("status %d, want 504: %s", res.status, res.body)
 	}
 	res.problem(t)
+}
+
+// TestAccessLogLevelsAndSeconds: probe requests are logged at debug level,
+// others at info, and every line's duration is in seconds.
+func TestAccessLogLevelsAndSeconds(t *testing.T) {
+	e := newEnv(t, nil)
+	e.get("/healthz", "")
+	e.get("/readyz", "")
+	e.get("/metrics", "")
+	e.get("/v1/metrics", "")
+	levels := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(e.logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec["msg"] != "request" {
+			continue
+		}
+		path, _ := rec["path"].(string)
+		levels[path], _ = rec["level"].(string)
+		d, ok := rec["duration_seconds"].(float64)
+		if !ok || d < 0 || d > 60 {
+			t.Errorf("%s: duration_seconds = %v, want seconds", path, rec["duration_seconds"])
+		}
+		if _, ok := rec["duration_ms"]; ok {
+			t.Errorf("%s: still logs duration_ms", path)
+		}
+	}
+	want := map[string]string{"/healthz": "DEBUG", "/readyz": "DEBUG", "/metrics": "DEBUG", "/v1/metrics": "INFO"}
+	for p, lv := range want {
+		if levels[p] != lv {
+			t.Errorf("%s logged at %q, want %s", p, levels[p], lv)
+		}
+	}
+}
+
+// TestMethodNotAllowedNamesAllowed: a 405 carries an Allow header with the
+// path's methods (RFC 9110), here and under /v1.
+func TestMethodNotAllowedNamesAllowed(t *testing.T) {
+	e := newEnv(t, nil)
+	for path, want := range map[string]string{
+		"/v1/solve":              "POST",
+		"/v1/clusters/c1/epochs": "GET, POST",
+		"/healthz":               "GET",
+	} {
+		res := e.do(http.MethodPut, path, "", strings.NewReader("{}"))
+		if res.status != http.StatusMethodNotAllowed || res.header.Get("Allow") != want {
+			t.Errorf("PUT %s: %d, Allow %q; want 405 with Allow %q", path, res.status, res.header.Get("Allow"), want)
+		}
+	}
 }

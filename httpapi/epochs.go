@@ -350,7 +350,7 @@ func clusterParam(r *http.Request) (string, error) {
 //	@Param			explain	query		bool			false	"the speculation advice's per-attempt detail (as the body's explain)"
 //	@Param			request	body		EpochRequest	true	"the cluster's state"
 //	@Success		200		{object}	EpochResponse
-//	@Header			200		{string}	Idempotent-Replay	"true when this is a stored decision returned again"
+//	@Header			200		{string}	Idempotent-Replay	"present, with the value true, only when this is a stored decision returned again (an idempotent retry); a first decision has no such header"
 //	@Failure		400		{object}	Problem	"malformed body, an unknown plan encoding in the query, or query and body asking different ones"
 //	@Failure		401		{object}	Problem
 //	@Failure		404		{object}	Problem

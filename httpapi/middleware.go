@@ -74,7 +74,8 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 }
 
 // observe writes the access log line and the request metrics, labelled by
-// chi's route pattern (bounded cardinality) rather than the raw path.
+// chi's route pattern (bounded cardinality) rather than the raw path. The
+// line's duration_seconds is in seconds; probes log at debug level.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.cfg.Now()
@@ -92,6 +93,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				route = rc.RoutePattern()
 			}
 			label, level := strconv.Itoa(status), slog.LevelInfo
+			if isProbe(r.URL.Path) {
+				// Load balancers and Prometheus call these every few
+				// seconds: their lines would drown the requests.
+				level = slog.LevelDebug
+			}
 			if status == StatusClientClosed {
 				// Not an outcome of flexd's: kept apart from the 5xx and
 				// logged only when debugging.
@@ -102,11 +108,17 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				"request_id", requestIDFrom(r.Context()),
 				"method", r.Method, "path", r.URL.Path, "route", route,
 				"status", status, "bytes", ww.BytesWritten(),
-				"duration_ms", float64(elapsed.Microseconds())/1000,
+				"duration_seconds", elapsed.Seconds(),
 				"remote", r.RemoteAddr)
 		}()
 		next.ServeHTTP(ww, r)
 	})
+}
+
+// isProbe reports whether path is one of the probes (/healthz, /readyz,
+// /metrics), whose access log lines are written at debug level.
+func isProbe(path string) bool {
+	return path == "/healthz" || path == "/readyz" || path == "/metrics"
 }
 
 // drain answers 503 once StartDrain was called, except for the probes,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flexd/flexd/api"
 	"github.com/flexd/flexd/penalty"
+	"github.com/flexd/flexd/store"
 )
 
 // Health is the body of /healthz and /readyz.
@@ -51,7 +52,7 @@ const readyTimeout = 2 * time.Second
 //	@Failure		503	{object}	Health
 //	@Router			/readyz [get]
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	if s.draining.Load() {
+	if s.shuttingDown.Load() || s.draining.Load() {
 		s.writeJSON(w, r, http.StatusServiceUnavailable, "application/json", Health{Status: "shutting_down"})
 		return
 	}
@@ -102,6 +103,66 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusServiceUnavailable
 	}
 	s.writeJSON(w, r, status, "application/json", h)
+}
+
+// ClusterList is the body of GET /v1/clusters.
+type ClusterList struct {
+	// Clusters are every cluster with a saved epoch, by name.
+	Clusters []ClusterSummary `json:"clusters" validate:"required"`
+}
+
+// ClusterSummary is one cluster of GET /v1/clusters.
+type ClusterSummary struct {
+	Name string `json:"name" example:"c1" validate:"required"`
+	// LastEpoch is the cluster's latest saved epoch.
+	LastEpoch int64 `json:"last_epoch" example:"42" validate:"required"`
+	// UpdatedAt is when that epoch was saved (RFC 3339, UTC).
+	UpdatedAt time.Time `json:"updated_at" example:"2026-01-02T15:04:05Z" validate:"required"`
+}
+
+// ClusterLister is implemented by stores that can list their clusters
+// (store/memory, store/postgres, store/resilient); GET /v1/clusters needs it.
+type ClusterLister interface {
+	ListClusters(ctx context.Context) ([]store.ClusterInfo, error)
+}
+
+// errAdminOnly refuses an admin-only operation to a cluster token.
+var errAdminOnly = &apiError{status: http.StatusForbidden, detail: "this operation needs an admin token; a cluster token sees only its own cluster"}
+
+// listClusters godoc
+//
+//	@Summary	List the clusters that have saved epochs (admin tokens only)
+//	@ID		listClusters
+//	@Description Every cluster with a saved epoch, by name, with its latest epoch and when that was saved. Admin tokens only: a cluster token gets 403 (it knows its own cluster). With PostgreSQL away it is 503.
+//	@Tags		epochs
+//	@Produce	json
+//	@Success	200	{object}	ClusterList
+//	@Failure	401	{object}	Problem
+//	@Failure	403	{object}	Problem
+//	@Failure	429	{object}	Problem
+//	@Failure	503	{object}	Problem
+//	@Security	BearerAuth
+//	@Router		/v1/clusters [get]
+func (s *Server) listClusters(w http.ResponseWriter, r *http.Request) {
+	if p, ok := r.Context().Value(principalKey{}).(principal); !ok || !p.admin {
+		s.problem(w, r, errAdminOnly)
+		return
+	}
+	cl, ok := s.cfg.Store.(ClusterLister)
+	if !ok {
+		s.problem(w, r, &apiError{status: http.StatusNotImplemented, detail: "this server's store cannot list clusters"})
+		return
+	}
+	infos, err := cl.ListClusters(r.Context())
+	if err != nil {
+		s.problem(w, r, fmt.Errorf("listing clusters: %w", err))
+		return
+	}
+	out := ClusterList{Clusters: make([]ClusterSummary, len(infos))}
+	for i, c := range infos {
+		out.Clusters[i] = ClusterSummary{Name: c.Name, LastEpoch: c.LastEpoch, UpdatedAt: c.Updated.UTC()}
+	}
+	s.writeJSON(w, r, http.StatusOK, "application/json", out)
 }
 
 // MetricMenu is the body of GET /v1/metrics.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -153,6 +154,9 @@ type Server struct {
 	handler http.Handler
 	// draining is set by StartDrain: new requests answer 503.
 	draining atomic.Bool
+	// shuttingDown is set by BeginShutdown: /readyz answers 503
+	// shutting_down, everything else is served as before.
+	shuttingDown atomic.Bool
 	// authLimiter bounds lookups of unknown tokens per address
 	// (Config.AuthLookupRate); nil when unbounded.
 	authLimiter *rateLimiter
@@ -230,6 +234,11 @@ const DefaultBodyLimit = 8 << 20
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
+// BeginShutdown is the first step of a graceful shutdown: /readyz answers
+// 503 shutting_down, so load balancers stop sending, while every other
+// request is still served as before. StartDrain is the second.
+func (s *Server) BeginShutdown() { s.shuttingDown.Store(true) }
+
 // StartDrain marks the server as shutting down: from now on new requests
 // answer 503 and /readyz fails, so load balancers move away while
 // http.Server.Shutdown lets in-flight requests finish.
@@ -243,8 +252,19 @@ func (s *Server) routes() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, errNotFound)
 	})
+	root := r
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		s.problem(w, r, &apiError{status: http.StatusMethodNotAllowed, detail: "method " + r.Method + " is not allowed here"})
+		// RFC 9110 section 15.5.6: a 405 names the methods the path has.
+		var allowed []string
+		for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if root.Match(chi.NewRouteContext(), m, r.URL.Path) {
+				allowed = append(allowed, m)
+			}
+		}
+		if len(allowed) > 0 {
+			w.Header().Set("Allow", strings.Join(allowed, ", "))
+		}
+		s.problem(w, r, &apiError{status: http.StatusMethodNotAllowed, detail: "method " + r.Method + " is not allowed here; allowed: " + strings.Join(allowed, ", ")})
 	})
 
 	r.Get("/healthz", s.healthz)
@@ -266,6 +286,7 @@ func (s *Server) routes() http.Handler {
 			r.Post("/solve", s.solve)
 			r.Post("/plan/slot-config", s.planSlotConfig)
 			r.Get("/metrics", s.metricMenu)
+			r.Get("/clusters", s.listClusters)
 			r.Post("/clusters/{cluster}/epochs", s.postEpoch)
 			r.Get("/clusters/{cluster}/epochs", s.listEpochs)
 			r.Get("/clusters/{cluster}/epochs/{epoch}", s.getEpoch)

@@ -42,7 +42,7 @@ for candidate in $(seq 18180 18280); do
 done
 [ -n "$port" ] || die "no free loopback port in 18180-18280"
 base="http://127.0.0.1:$port"
-"$tmp/flexd" serve --addr "127.0.0.1:$port" >"$tmp/flexd.log" 2>&1 &
+"$tmp/flexd" serve --addr "127.0.0.1:$port" --shutdown-delay 0 >"$tmp/flexd.log" 2>&1 &
 flexd_pid=$!
 for _ in $(seq 1 100); do
 	curl -sf "$base/readyz" >/dev/null && break

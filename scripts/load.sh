@@ -72,7 +72,7 @@ done
 url="http://127.0.0.1:$port"
 
 # shellcheck disable=SC2086 # FLEXD_SERVE_ARGS is a list of flags
-"$tmp/flexd" serve --addr "127.0.0.1:$port" --database-url "$PG_URL" --spool-dir "$tmp/spool" ${FLEXD_SERVE_ARGS:-} 2>"$tmp/serve.log" &
+"$tmp/flexd" serve --addr "127.0.0.1:$port" --database-url "$PG_URL" --spool-dir "$tmp/spool" --shutdown-delay 0 ${FLEXD_SERVE_ARGS:-} 2>"$tmp/serve.log" &
 flexd_pid=$!
 for _ in $(seq 1 100); do
 	if curl -sf "$url/healthz" >/dev/null 2>&1; then

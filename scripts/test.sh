@@ -4,8 +4,9 @@
 # Starts a throwaway PostgreSQL 15 in a temporary directory (with
 # scripts/pg-start.sh), exports
 # TEST_DATABASE_URL for the PostgreSQL-backed tests, runs `go vet` and
-# `go test`, checks api/openapi.yaml is up to date and lints it with Spectral
-# and Redocly, and clicks the Swagger UI's Try it out in Chromium (when no
+# `go test`, checks api/openapi.yaml and the Go client generated from it
+# (client/flexd.gen.go) are up to date, lints the spec with Spectral
+# and Redocly, replays its examples against flexd with Dredd, and clicks the Swagger UI's Try it out in Chromium (when no
 # packages were named), and stops the
 # server and removes the directory on every exit path.
 #
@@ -96,9 +97,17 @@ if $full_run && [ -f scripts/check-openapi.sh ]; then
 	log "checking api/openapi.yaml is up to date"
 	run bash scripts/check-openapi.sh || status=$?
 fi
+if $full_run && [ -f scripts/check-client.sh ]; then
+	log "checking client/flexd.gen.go is up to date"
+	run bash scripts/check-client.sh || status=$?
+fi
 if $full_run && [ -f scripts/lint-openapi.sh ]; then
 	log "linting api/openapi.yaml (Spectral, Redocly)"
 	run bash scripts/lint-openapi.sh || status=$?
+fi
+if $full_run && [ -f scripts/dredd.sh ]; then
+	log "replaying the spec's examples against flexd (Dredd)"
+	run bash scripts/dredd.sh || status=$?
 fi
 if $full_run && [ -f scripts/browser-test.sh ]; then
 	log "the Swagger UI's Try it out in Chromium"

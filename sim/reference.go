@@ -106,7 +106,8 @@ func (rs *ReferenceSet) Lookup(i int, m penalty.Metric) (float64, bool) {
 	return v, ok
 }
 
-func (rs *ReferenceSet) store(i int, m penalty.Metric, v float64) {
+// Set stores v as the value of instance i and metric m.
+func (rs *ReferenceSet) Set(i int, m penalty.Metric, v float64) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	key := fmt.Sprint(i)
@@ -133,7 +134,7 @@ func SearchOracle(rs *ReferenceSet) IndexedOracle {
 			if err != nil {
 				return nil, fmt.Errorf("reference search: %w", err)
 			}
-			rs.store(i, m, vs[0])
+			rs.Set(i, m, vs[0])
 			out[x] = vs[0]
 		}
 		return out, nil

@@ -28,9 +28,9 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 		jobs, instances      int
 		avgBound, worstBound float64
 	}{
-		{20, 10, 1.05, 1.25},
-		{50, 10, 1.05, 1.35},
-		{100, 4, 1.10, 1.40},
+		{20, 10, 1.03, 1.25},
+		{50, 10, 1.05, 1.25},
+		{100, 4, 1.05, 1.25},
 	} {
 		w := Workload{Jobs: c.jobs, Slots: 10 * c.jobs, Small: 0.8, Slack: 0.75}
 		path := filepath.Join("testdata", "references", ReferenceFile(w, 1, 10))

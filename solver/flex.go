@@ -52,7 +52,16 @@ const (
 	// counted by their share of a full schedule; see incumbent.spent).
 	dueEvaluations     = 5_000
 	dueEvaluationsJobs = 100.0
-	dueTaperJobs       = 200
+	// dueTardyEvaluations replaces dueEvaluations on sums of tardy jobs
+	// alone, where the exchanges of swapSearch converge in about half of
+	// it: at J = 100 the whole default budget took 42 ms and found no
+	// better orders on the committed reference sets than half of it.
+	dueTardyEvaluations = 2_500
+	dueTaperJobs        = 200
+	// criticalEvaluations is the budget of criticalSearch (maxima past
+	// maxExhaustiveSearchJobs): at J = 200 it converges within 200
+	// schedules on the committed reference sets.
+	criticalEvaluations = 400
 	// maxExhaustiveSearchJobs is the largest J at which sums of deadline
 	// penalties use the J = 10 search (improve: every insertion and swap,
 	// sacrifice moves, kicks); past it dueSearch takes over.
@@ -131,7 +140,7 @@ func (Flex) Solve(p Problem) (Result, error) {
 	case p.Options.Effort == FastestEffort:
 		budget = -1
 	default:
-		budget = defaultBudget(n, ev.plateau, atScale) * max(DefaultEffort, p.Options.Effort)
+		budget = ev.defaultBudget(atScale) * max(DefaultEffort, p.Options.Effort)
 	}
 	if budget > 0 && n > 1 {
 		improved := best
@@ -146,6 +155,16 @@ func (Flex) Solve(p Problem) (Result, error) {
 			improved = ev.dueSearch(best, budget-budget/10)
 		} else {
 			improved = ev.improve(tried, budget)
+			if in.agg == penalty.Max && n > maxExhaustiveSearchJobs {
+				// On a maximum past J = 12 the general search's budget
+				// is less than one pass of its neighbourhoods; moves of
+				// the job that attains the maximum converge in a few
+				// hundred schedules (docs/solver-at-scale.md).
+				o, s, _ := ev.criticalSearch(improved.o.order, improved.s, criticalEvaluations*max(DefaultEffort, p.Options.Effort))
+				if s.less(improved.s) {
+					improved = scoredOrder{ordering{strings.TrimSuffix(improved.o.scheme, "+critical") + "+critical", o}, s}
+				}
+			}
 		}
 		if improved.s.less(best.s) {
 			best = improved
@@ -167,15 +186,21 @@ func (Flex) Solve(p Problem) (Result, error) {
 // costs about the same at every J; more on plateau objectives with few jobs
 // (see plateauSearchFactor); and, for sums of deadline penalties past
 // maxExhaustiveSearchJobs (the search at scale, dueSearch), dueEvaluations
-// at 100 jobs, scaled as below: tens of milliseconds at J = 100 to 200
-// (docs/solver-at-scale.md has what it buys and what half of it would).
-func defaultBudget(n int, plateau, atScale bool) int {
+// at 100 jobs (dueTardyEvaluations on tardy jobs alone), scaled as below:
+// tens of milliseconds at J = 100 to 200 (docs/solver-at-scale.md has what
+// it buys).
+func (ev *evaluator) defaultBudget(atScale bool) int {
+	n, plateau := len(ev.in.jobs), ev.plateau
 	if atScale {
+		due := dueEvaluations
+		if ev.tardyOnly {
+			due = dueTardyEvaluations
+		}
 		// Up to dueTaperJobs the evaluations fall as 1/sqrt(J), so the
 		// time grows about as sqrt(J) (a schedule costs about J log J);
 		// past it as 1/J^2, so that the time falls again towards the
 		// J = 1,000 bar of the step metrics.
-		e := float64(dueEvaluations) * math.Sqrt(dueEvaluationsJobs/float64(min(n, dueTaperJobs)))
+		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, dueTaperJobs)))
 		if n > dueTaperJobs {
 			f := float64(dueTaperJobs) / float64(n)
 			e *= f * f
@@ -330,7 +355,12 @@ type evaluator struct {
 	step, plateau bool
 	// deadlines is true for sums of plateau metrics (tardiness and the step
 	// metrics, all with deadlines): their optima often sacrifice jobs.
-	deadlines   bool
+	deadlines bool
+	// tardyOnly is true for sums of (weighted) tardy jobs only: what
+	// matters is which jobs are late, not by how much (swapSearch).
+	tardyOnly bool
+	// slaOnly is true for sums of SLA cost only (levelSearch).
+	slaOnly     bool
 	evaluations int
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
@@ -381,6 +411,11 @@ func newEvaluator(in *instance) *evaluator {
 		ev.plateau = ev.plateau || info.Step || info.NeedsDeadline && m != penalty.AvgLateness
 	}
 	ev.deadlines = ev.plateau && in.agg == penalty.Sum
+	ev.tardyOnly, ev.slaOnly = in.agg == penalty.Sum, in.agg == penalty.Sum
+	for _, m := range in.distinctMetrics() {
+		ev.tardyOnly = ev.tardyOnly && (m == penalty.TardyJobs || m == penalty.WeightedTardyJobs)
+		ev.slaOnly = ev.slaOnly && m == penalty.SLACost
+	}
 	if ev.deadlines && len(in.jobs) > maxExhaustiveSearchJobs {
 		ev.margin = anticipation
 		for k, m := range in.metrics {

@@ -90,11 +90,57 @@ type Start struct {
 	Stored *Record
 }
 
-// Token is a stored API token: only its hash is kept.
+// Token is a stored API token: only its hash is kept. A revoked token is
+// kept too, marked, so that revoking the last token never leaves the table
+// empty (which would turn access control off).
 type Token struct {
 	// Hash is the hex SHA-256 of the token string.
 	Hash    string
 	Cluster string // empty for admin tokens
 	Admin   bool
 	Created time.Time
+	// LastUsed is when a request last presented the token, recorded at
+	// most once per server token-cache lifetime; zero when never.
+	LastUsed time.Time
+	// Expires is when the token stops working; zero: never.
+	Expires time.Time
+	// Revoked is when the token was revoked; zero: it is not.
+	Revoked time.Time
+}
+
+// TokenIDLen is the length of a token's ID: the first hex digits of its
+// hash, enough to name it (`flexd token list`, `flexd token revoke ID`)
+// and nothing a caller could authenticate with.
+const TokenIDLen = 12
+
+// ID is the token's short public name: the first TokenIDLen hex digits of
+// its hash.
+func (t Token) ID() string { return t.Hash[:min(len(t.Hash), TokenIDLen)] }
+
+// Token states, as State reports them.
+const (
+	TokenActive  = "active"
+	TokenExpired = "expired"
+	TokenRevoked = "revoked"
+)
+
+// State is TokenRevoked, TokenExpired (at its expiry exactly and after)
+// or TokenActive at now. Only an active token authenticates.
+func (t Token) State(now time.Time) string {
+	switch {
+	case !t.Revoked.IsZero():
+		return TokenRevoked
+	case !t.Expires.IsZero() && !now.Before(t.Expires):
+		return TokenExpired
+	}
+	return TokenActive
+}
+
+// ClusterInfo is one cluster that has saved an epoch.
+type ClusterInfo struct {
+	Name string
+	// LastEpoch is the epoch its state was last saved at.
+	LastEpoch int64
+	// Updated is when that epoch was saved, UTC.
+	Updated time.Time
 }

@@ -91,6 +91,8 @@ func (t Token) Validate() error {
 		return fmt.Errorf("%w: empty token hash", ErrInvalid)
 	case !t.Admin && t.Cluster == "":
 		return fmt.Errorf("%w: a non-admin token needs a cluster", ErrInvalid)
+	case !t.Expires.IsZero() && !t.Created.IsZero() && !t.Expires.After(t.Created):
+		return fmt.Errorf("%w: the token expires before it is created", ErrInvalid)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/flexd/flexd/client"
 	"github.com/flexd/flexd/httpapi"
 	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/pgtest"
@@ -96,12 +97,19 @@ func TestEndToEndPostgres(t *testing.T) {
 	t.Run("retry is an idempotent replay", func(t *testing.T) {
 		for _, e := range []int64{1, 37, e2eEpochs} {
 			want := a.log[e]
-			got := srv.do(http.MethodPost, "/v1/clusters/alpha/epochs", a.token, want.body).want(t, http.StatusOK, "retry")
-			if h := got.header.Get("Idempotent-Replay"); h != "true" {
-				t.Errorf("epoch %d retry: Idempotent-Replay %q, want true", e, h)
+			// The client's retrying call: the same bytes again.
+			got, err := srv.api.DecideEpochRetrying(ctx, "alpha", nil, want.body, client.Retry{}, client.BearerToken(a.token))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !jsonEqual(t, got.body, want.answer) {
-				t.Errorf("epoch %d retry answered a different decision:\n%s\nfirst:\n%s", e, got.body, want.answer)
+			if got.StatusCode() != http.StatusOK || got.Attempts != 1 || !got.Replay() {
+				t.Errorf("epoch %d retry: status %d after %d attempts, replay %v; want a 200 replay at once", e, got.StatusCode(), got.Attempts, got.Replay())
+			}
+			if !jsonEqual(t, got.Body, want.answer) {
+				t.Errorf("epoch %d retry answered a different decision:\n%s\nfirst:\n%s", e, got.Body, want.answer)
+			}
+			if got.JSON200 == nil || got.JSON200.DecisionId != want.dec.DecisionID {
+				t.Errorf("epoch %d retry: the generated client decoded %+v, want decision %s", e, got.JSON200, want.dec.DecisionID)
 			}
 		}
 	})
@@ -113,27 +121,35 @@ func TestEndToEndPostgres(t *testing.T) {
 		}
 		req["now"] = req["now"].(float64) + 1
 		body, _ := json.Marshal(req)
-		srv.do(http.MethodPost, "/v1/clusters/alpha/epochs", a.token, body).want(t, http.StatusConflict, "changed body")
+		srv.decideEpoch("alpha", a.token, body).want(t, http.StatusConflict, "changed body")
 	})
 
 	t.Run("access control", func(t *testing.T) {
+		getEpoch := func(token string) answer {
+			return srv.got(srv.api.GetEpoch(ctx, "alpha", 1, client.BearerToken(token)))
+		}
+		listEpochs := func(token string) answer {
+			return srv.got(srv.api.ListEpochs(ctx, "alpha", nil, client.BearerToken(token)))
+		}
 		cases := []struct {
-			name, method, path, token string
-			body                      []byte
-			status                    int
+			name   string
+			call   func() answer
+			status int
 		}{
-			{"B reads A's epoch", http.MethodGet, "/v1/clusters/alpha/epochs/1", b.token, nil, http.StatusNotFound},
-			{"B lists A", http.MethodGet, "/v1/clusters/alpha/epochs", b.token, nil, http.StatusNotFound},
-			{"B exports A", http.MethodGet, "/v1/clusters/alpha/epochs.jsonl", b.token, nil, http.StatusNotFound},
-			{"B posts to A", http.MethodPost, "/v1/clusters/alpha/epochs", b.token, a.log[1].body, http.StatusNotFound},
-			{"no token reads", http.MethodGet, "/v1/clusters/alpha/epochs/1", "", nil, http.StatusUnauthorized},
-			{"no token posts", http.MethodPost, "/v1/clusters/alpha/epochs", "", a.log[1].body, http.StatusUnauthorized},
-			{"unknown token", http.MethodGet, "/v1/clusters/alpha/epochs", "tok-nobody", nil, http.StatusUnauthorized},
-			{"A reads A", http.MethodGet, "/v1/clusters/alpha/epochs/1", a.token, nil, http.StatusOK},
+			{"B reads A's epoch", func() answer { return getEpoch(b.token) }, http.StatusNotFound},
+			{"B lists A", func() answer { return listEpochs(b.token) }, http.StatusNotFound},
+			{"B exports A", func() answer {
+				return srv.got(srv.api.ExportEpochs(ctx, "alpha", nil, client.BearerToken(b.token)))
+			}, http.StatusNotFound},
+			{"B posts to A", func() answer { return srv.decideEpoch("alpha", b.token, a.log[1].body) }, http.StatusNotFound},
+			{"no token reads", func() answer { return getEpoch("") }, http.StatusUnauthorized},
+			{"no token posts", func() answer { return srv.decideEpoch("alpha", "", a.log[1].body) }, http.StatusUnauthorized},
+			{"unknown token", func() answer { return listEpochs("tok-nobody") }, http.StatusUnauthorized},
+			{"A reads A", func() answer { return getEpoch(a.token) }, http.StatusOK},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				srv.do(c.method, c.path, c.token, c.body).want(t, c.status, c.name)
+				c.call().want(t, c.status, c.name)
 			})
 		}
 	})
@@ -149,13 +165,13 @@ func TestEndToEndPostgres(t *testing.T) {
 	t.Run("after restart", func(t *testing.T) {
 		checkHistory(t, srv2, clusters, e2eEpochs)
 		last := a.log[e2eEpochs]
-		got := srv2.do(http.MethodGet, fmt.Sprintf("/v1/clusters/alpha/epochs/%d", e2eEpochs), a.token, nil).want(t, http.StatusOK, "latest epoch")
+		got := srv2.got(srv2.api.GetEpoch(ctx, "alpha", e2eEpochs, client.BearerToken(a.token))).want(t, http.StatusOK, "latest epoch")
 		var one httpapi.StoredEpoch
 		got.decode(t, &one)
 		if !jsonEqual(t, one.Decision, last.answer) {
 			t.Errorf("latest epoch's decision changed across the restart")
 		}
-		replay := srv2.do(http.MethodPost, "/v1/clusters/alpha/epochs", a.token, last.body).want(t, http.StatusOK, "replay after restart")
+		replay := srv2.decideEpoch("alpha", a.token, last.body).want(t, http.StatusOK, "replay after restart")
 		if replay.header.Get("Idempotent-Replay") != "true" || !jsonEqual(t, replay.body, last.answer) {
 			t.Errorf("replay after restart: header %q, same decision %v", replay.header.Get("Idempotent-Replay"), jsonEqual(t, replay.body, last.answer))
 		}
@@ -183,7 +199,7 @@ func postNext(t *testing.T, srv *flexd, c *e2eCluster) {
 	if err != nil {
 		t.Fatalf("encoding epoch %d of %s: %v", req.Epoch, c.name, err)
 	}
-	ans := srv.do(http.MethodPost, "/v1/clusters/"+c.name+"/epochs", c.token, body)
+	ans := srv.decideEpoch(c.name, c.token, body)
 	ans.want(t, http.StatusOK, fmt.Sprintf("%s epoch %d", c.name, req.Epoch))
 	if h := ans.header.Get("Idempotent-Replay"); h != "" {
 		t.Errorf("%s epoch %d: first post has Idempotent-Replay %q", c.name, req.Epoch, h)
@@ -230,44 +246,51 @@ func checkHistory(t *testing.T, srv *flexd, clusters []*e2eCluster, n int64) {
 	for _, c := range clusters {
 		t.Run("history "+c.name, func(t *testing.T) {
 			var got []int64
-			cursor := ""
+			// Pages through the generated client's typed parameters and
+			// decoded answers.
+			params := &client.ListEpochsParams{Limit: ptr(30)}
 			for pages := 0; ; pages++ {
 				if pages > int(n) {
 					t.Fatalf("history of %s does not end", c.name)
 				}
-				path := "/v1/clusters/" + c.name + "/epochs?limit=30"
-				if cursor != "" {
-					path += "&cursor=" + cursor
+				res, err := srv.api.ListEpochsWithResponse(t.Context(), c.name, params, client.BearerToken(c.token))
+				if err != nil {
+					t.Fatalf("history page: %v", err)
 				}
-				var page httpapi.EpochPage
-				srv.do(http.MethodGet, path, c.token, nil).want(t, http.StatusOK, "history page").decode(t, &page)
+				if res.StatusCode() != http.StatusOK || res.JSON200 == nil {
+					t.Fatalf("history page: status %d, body %.300s", res.StatusCode(), res.Body)
+				}
+				page := res.JSON200
 				for _, se := range page.Epochs {
-					got = append(got, se.Epoch)
-					p, ok := c.log[se.Epoch]
+					e := int64(se.Epoch)
+					got = append(got, e)
+					p, ok := c.log[e]
 					if !ok {
-						t.Errorf("history has epoch %d that was never posted", se.Epoch)
+						t.Errorf("history has epoch %d that was never posted", e)
 						continue
 					}
-					if se.Cluster != c.name || se.DecisionID != p.dec.DecisionID {
-						t.Errorf("epoch %d: cluster %q decision %q, want %q %q", se.Epoch, se.Cluster, se.DecisionID, c.name, p.dec.DecisionID)
+					if se.Cluster != c.name || se.DecisionId != p.dec.DecisionID {
+						t.Errorf("epoch %d: cluster %q decision %q, want %q %q", e, se.Cluster, se.DecisionId, c.name, p.dec.DecisionID)
 					}
-					if !jsonEqual(t, se.Request, p.body) || !jsonEqual(t, se.Decision, p.answer) {
-						t.Errorf("epoch %d: stored request or decision differs from what was exchanged", se.Epoch)
+					request, _ := json.Marshal(se.Request)
+					decision, _ := json.Marshal(se.Decision)
+					if !jsonEqual(t, request, p.body) || !jsonEqual(t, decision, p.answer) {
+						t.Errorf("epoch %d: stored request or decision differs from what was exchanged", e)
 					}
-					var dec httpapi.EpochResponse
-					if err := json.Unmarshal(se.Decision, &dec); err != nil {
-						t.Fatalf("epoch %d: decoding stored decision: %v", se.Epoch, err)
+					var dec client.EpochResponse
+					if err := json.Unmarshal(decision, &dec); err != nil {
+						t.Fatalf("epoch %d: decoding stored decision: %v", e, err)
 					}
 					for _, al := range dec.Allocations {
 						if al.MapReason == "" || al.ReduceReason == "" {
-							t.Errorf("epoch %d: job %s has no reason in history", se.Epoch, al.ID)
+							t.Errorf("epoch %d: job %s has no reason in history", e, al.Id)
 						}
 					}
 				}
-				if page.NextCursor == "" {
+				if page.NextCursor == nil || *page.NextCursor == "" {
 					break
 				}
-				cursor = page.NextCursor
+				params.Cursor = page.NextCursor
 			}
 			want := make([]int64, 0, n)
 			for e := n; e >= 1; e-- {
@@ -277,7 +300,7 @@ func checkHistory(t *testing.T, srv *flexd, clusters []*e2eCluster, n int64) {
 				t.Errorf("history of %s lists %d epochs %v..., want %d newest first", c.name, len(got), got[:min(5, len(got))], n)
 			}
 
-			export := srv.do(http.MethodGet, "/v1/clusters/"+c.name+"/epochs.jsonl", c.token, nil).want(t, http.StatusOK, "export")
+			export := srv.got(srv.api.ExportEpochs(t.Context(), c.name, nil, client.BearerToken(c.token))).want(t, http.StatusOK, "export")
 			lines := jsonLines(export.body)
 			if int64(len(lines)) != n {
 				t.Fatalf("export of %s has %d lines, want %d", c.name, len(lines), n)
@@ -304,6 +327,8 @@ func checkHistory(t *testing.T, srv *flexd, clusters []*e2eCluster, n int64) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // reopen opens a second pool on the same database and schema as pool, as a
 // restarted flexd would.

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/flexd/flexd/api"
+	"github.com/flexd/flexd/client"
 	"github.com/flexd/flexd/httpapi"
 	"github.com/flexd/flexd/store/postgres"
 )
@@ -125,13 +126,15 @@ func (v *validatingTransport) RoundTrip(req *http.Request) (*http.Response, erro
 }
 
 // flexd is one running server: a real HTTP listener around httpapi on
-// store/postgres, as `flexd serve --database-url` builds it.
+// store/postgres, as `flexd serve --database-url` builds it, and the
+// generated client (package client) that talks to it through the
+// validating transport.
 type flexd struct {
-	t      testing.TB
-	http   *httptest.Server
-	client *http.Client
-	valid  *validatingTransport
-	store  *postgres.Store
+	t     testing.TB
+	http  *httptest.Server
+	api   *client.ClientWithResponses
+	valid *validatingTransport
+	store *postgres.Store
 }
 
 // startFlexd serves httpapi on pool through a real listener.
@@ -161,7 +164,11 @@ func startFlexd(t testing.TB, pool *pgxpool.Pool, router routers.Router) *flexd 
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	vt := &validatingTransport{t: t, router: router, base: hs.Client().Transport}
-	return &flexd{t: t, http: hs, client: &http.Client{Transport: vt}, valid: vt, store: st}
+	api, err := client.NewClientWithResponses(hs.URL, client.WithHTTPClient(&http.Client{Transport: vt}))
+	if err != nil {
+		t.Fatalf("client: %v", err)
+	}
+	return &flexd{t: t, http: hs, api: api, valid: vt, store: st}
 }
 
 // answer is one HTTP exchange's outcome.
@@ -171,33 +178,25 @@ type answer struct {
 	body   []byte
 }
 
-// do sends one request; token "" sends no Authorization header.
-func (f *flexd) do(method, path, token string, body []byte) answer {
+// got reads the answer of one call of the generated client's methods
+// (which return the *http.Response): srv.got(srv.api.GetEpoch(ctx, ...)).
+func (f *flexd) got(resp *http.Response, err error) answer {
 	f.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(f.t.Context(), method, f.http.URL+path, rd)
 	if err != nil {
-		f.t.Fatalf("building %s %s: %v", method, path, err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := f.client.Do(req)
-	if err != nil {
-		f.t.Fatalf("%s %s: %v", method, path, err)
+		f.t.Fatalf("calling flexd: %v", err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		f.t.Fatalf("reading %s %s: %v", method, path, err)
+		f.t.Fatalf("reading %s %s: %v", resp.Request.Method, resp.Request.URL.Path, err)
 	}
 	return answer{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// decideEpoch posts one epoch body of cluster with token ("" sends none).
+func (f *flexd) decideEpoch(cluster, token string, body []byte) answer {
+	f.t.Helper()
+	return f.got(f.api.DecideEpochWithBody(f.t.Context(), cluster, nil, "application/json", bytes.NewReader(body), client.BearerToken(token)))
 }
 
 // want fails the test unless the answer has the status.

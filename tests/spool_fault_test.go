@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/flexd/flexd/client"
 	"github.com/flexd/flexd/store"
 	"github.com/flexd/flexd/store/pgtest"
 	"github.com/flexd/flexd/store/postgres"
@@ -165,36 +166,43 @@ type answered struct {
 	body       string
 }
 
+// postEpoch posts one epoch through the generated client (one attempt:
+// the test counts what each post gets).
 func postEpoch(t *testing.T, base, cluster string, e int) answered {
 	t.Helper()
-	res, err := http.Post(base+"/v1/clusters/"+cluster+"/epochs", "application/json", strings.NewReader(faultEpoch(e)))
+	c, err := client.NewClientWithResponses(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.DecideEpochWithBodyWithResponse(t.Context(), cluster, nil, "application/json", strings.NewReader(faultEpoch(e)))
 	if err != nil {
 		t.Fatalf("posting epoch %d of %s: %v", e, cluster, err)
 	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	a := answered{status: res.StatusCode, body: string(b), replay: res.Header.Get("Idempotent-Replay") == "true"}
-	var d struct {
-		DecisionID string `json:"decision_id"`
-	}
-	if json.Unmarshal(b, &d) == nil {
-		a.decisionID = d.DecisionID
+	a := answered{status: res.StatusCode(), body: string(res.Body), replay: res.HTTPResponse.Header.Get("Idempotent-Replay") == "true"}
+	if res.JSON200 != nil {
+		a.decisionID = res.JSON200.DecisionId
 	}
 	return a
 }
 
+// readyStatus is /readyz's status, through the generated client.
 func readyStatus(t *testing.T, base string) string {
 	t.Helper()
-	res, err := http.Get(base + "/readyz")
+	c, err := client.NewClientWithResponses(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.ReadyWithResponse(t.Context())
 	if err != nil {
 		return "unreachable"
 	}
-	defer res.Body.Close()
-	var h struct {
-		Status string `json:"status"`
+	switch {
+	case res.JSON200 != nil:
+		return string(res.JSON200.Status)
+	case res.JSON503 != nil:
+		return string(res.JSON503.Status)
 	}
-	json.NewDecoder(res.Body).Decode(&h)
-	return h.Status
+	return fmt.Sprintf("status %d", res.StatusCode())
 }
 
 // TestSpoolThroughOutage is issue 12's fault test on a real PostgreSQL:

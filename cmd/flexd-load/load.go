@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/flexd/flexd/client"
 	"github.com/flexd/flexd/httpapi"
 	"github.com/flexd/flexd/internal/wirejson"
 	"github.com/flexd/flexd/tests/shim"
@@ -92,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	if conc == 0 {
 		conc = len(clusters)
 	}
-	client := &http.Client{
+	hc := &http.Client{
 		Timeout: cfg.Timeout,
 		Transport: &http.Transport{
 			MaxIdleConns:        conc,
@@ -104,15 +105,21 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			ReadBufferSize:  64 << 10,
 		},
 	}
-	defer client.CloseIdleConnections()
-	if err := checkHealth(ctx, client, base); err != nil {
+	defer hc.CloseIdleConnections()
+	// The generated client (package client) builds the requests; the
+	// answers are read here, with wirejson, as before.
+	api, err := client.NewClient(base, client.WithHTTPClient(hc))
+	if err != nil {
+		return nil, fmt.Errorf("flexd at %s: %w", base, err)
+	}
+	if err := checkHealth(ctx, api, base); err != nil {
 		return nil, err
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
 	defer cancel()
 	l := &loader{
-		cfg: cfg, base: base, client: client,
+		cfg: cfg, api: api,
 		sem:    make(chan struct{}, conc),
 		budget: cfg.MaxEpochs,
 	}
@@ -137,12 +144,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 }
 
 // checkHealth fails fast when nothing answers at the URL.
-func checkHealth(ctx context.Context, client *http.Client, base string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/healthz", nil)
-	if err != nil {
-		return fmt.Errorf("building health check: %w", err)
-	}
-	resp, err := client.Do(req)
+func checkHealth(ctx context.Context, api *client.Client, base string) error {
+	resp, err := api.Health(ctx)
 	if err != nil {
 		return fmt.Errorf("flexd at %s is not reachable: %w", base, err)
 	}
@@ -156,10 +159,9 @@ func checkHealth(ctx context.Context, client *http.Client, base string) error {
 
 // loader holds what the cluster goroutines share.
 type loader struct {
-	cfg    Config
-	base   string
-	client *http.Client
-	sem    chan struct{}
+	cfg Config
+	api *client.Client
+	sem chan struct{}
 	// sent counts epochs claimed against budget (MaxEpochs, 0: none).
 	sent   atomic.Int64
 	budget int64
@@ -190,7 +192,6 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 		StaggerProgress: true, MapSlots: mapSlots, ReduceSlots: reduceSlots,
 		EpochLength: l.cfg.Interval.Seconds(), Policy: l.cfg.Policy, RatioMode: l.cfg.RatioMode,
 	})
-	url := l.base + "/v1/clusters/" + ct.Cluster + "/epochs"
 	next := time.Now()
 	if !l.cfg.Open {
 		// Spread the clusters over the interval, as independent shims are.
@@ -226,7 +227,7 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 			}
 			body = b
 		}
-		status, respBody, lat, err := l.post(ctx, url, ct.Token, body, &answer)
+		status, respBody, lat, err := l.post(ctx, ct.Cluster, ct.Token, body, &answer)
 		if ctx.Err() != nil && err != nil {
 			return rep // the run ended mid-request: not the server's fault
 		}
@@ -336,23 +337,15 @@ func readAllocations(r *wirejson.Reader) []httpapi.EpochAllocation {
 
 // post sends one epoch and returns the status, the answer (read into buf,
 // valid until the next call with it) and the latency.
-func (l *loader) post(ctx context.Context, url, token string, body []byte, buf *bytes.Buffer) (int, []byte, time.Duration, error) {
+func (l *loader) post(ctx context.Context, cluster, token string, body []byte, buf *bytes.Buffer) (int, []byte, time.Duration, error) {
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():
 		return 0, nil, 0, ctx.Err()
 	}
 	defer func() { <-l.sem }()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, nil, 0, fmt.Errorf("building request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
 	start := time.Now()
-	resp, err := l.client.Do(req)
+	resp, err := l.api.DecideEpochWithBody(ctx, cluster, nil, "application/json", bytes.NewReader(body), client.BearerToken(token))
 	if err != nil {
 		return 0, nil, time.Since(start), fmt.Errorf("posting: %w", err)
 	}

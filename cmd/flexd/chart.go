@@ -3,8 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/flexd/flexd/sim/cluster"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+
+	"github.com/flexd/flexd/sim/cluster"
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/sim"
@@ -18,10 +22,32 @@ import (
 // after its rows are written, and the checks run before any long work.
 
 // checkPlotPath reports a --plot path chart cannot write (neither .png nor
-// .svg), so that a command fails before it spends minutes on a study.
+// .svg, or its directory missing or not writable), naming the path, so
+// that a command fails before it spends minutes on a study rather than
+// after, on a temporary file.
 func checkPlotPath(path string) error {
-	_, err := chart.Format(path)
-	return err
+	if _, err := chart.Format(path); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: the directory %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	probe, err := os.CreateTemp(dir, ".flexd-plot-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: the directory %s is not writable: %w", path, dir, err)
+	}
+	probe.Close()
+	if err := os.Remove(probe.Name()); err != nil {
+		return fmt.Errorf("%s: removing the write check %s: %w", path, probe.Name(), err)
+	}
+	return nil
 }
 
 // plotStudy draws the rows of `flexd simulate study` to path: FLEX Fig.

@@ -35,7 +35,7 @@ func TestPlotStudy(t *testing.T) {
 		"a sweep of two metrics":      {file: "two.png", rows: sweep(penalty.AvgResponseTime, penalty.AvgStretch), wantUsage: true, wantErr: "pass --metrics with one"},
 		"an unsupported file type":    {file: "sweep.pdf", rows: sweep(penalty.AvgResponseTime), wantUsage: true, wantErr: "--plot"},
 		"nothing defined to draw":     {file: "nan.png", rows: []sim.Row{{Metric: penalty.AvgLateness, Policy: "flex", Avg: math.NaN(), Worst: math.NaN()}}, wantErr: "every ratio is undefined"},
-		"a directory that is missing": {file: filepath.Join("no", "such.png"), rows: sweep(penalty.AvgResponseTime), wantErr: "--plot"},
+		"a directory that is missing": {file: filepath.Join("no", "such.png"), rows: sweep(penalty.AvgResponseTime), wantUsage: true, wantErr: "does not exist"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.file)

@@ -23,7 +23,7 @@ import (
 type replayFlags struct {
 	log, objective, format, plot string
 	policies                     []string
-	quiet, simulate              bool
+	quiet, simulate, allowGaps   bool
 	epoch, taskCV                float64
 	estimate                     string
 }
@@ -42,16 +42,18 @@ func newReplayCmd() *cobra.Command {
 			"absolute slot difference, the largest single difference and where it is,\n" +
 			"and the mean objective value per phase.\n\n" +
 			"--objective scores every policy, \"logged\" included, under one metric instead\n" +
-			"of the logged ones. Epochs must go up by one per cluster: a repeated,\n" +
-			"decreasing or missing epoch is an error naming its line. Nothing is written\n" +
-			"unless the whole replay succeeds.",
+			"of the logged ones. Epochs must increase per cluster: a repeated or\n" +
+			"decreasing epoch is an error naming its line (exit 2). A missing epoch (a\n" +
+			"gap) is one too unless --allow-gaps: the server accepts gaps and decides\n" +
+			"the epoch after one from the state the last stored epoch left, and so does\n" +
+			"the replay, so \"logged\" still reproduces the stored decisions; the report\n" +
+			"then counts the gaps and missing epochs and names each gap. Nothing is\n" +
+			"written unless the whole replay succeeds.",
 		Example: "  flexd replay --log c1.jsonl\n" +
+			"  flexd replay --log c1.jsonl --allow-gaps\n" +
 			"  flexd replay --log c1.jsonl --policies fair --objective avg_stretch --format csv\n" +
 			"  flexd replay --log c1.jsonl --plot last-epoch.png",
 		Args: cobra.NoArgs,
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runReplay(cmd, f)
 		},
@@ -63,11 +65,11 @@ func newReplayCmd() *cobra.Command {
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(epochlog.Formats(), "|"))
 	fl.StringVar(&f.plot, "plot", "", "also draw the last epoch's map-phase plan under the first policy (.png or .svg)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress bar on stderr")
+	fl.BoolVar(&f.allowGaps, "allow-gaps", false, "accept missing epochs (as the server does), carrying each policy's state across a gap; the report names the gaps")
 	fl.BoolVar(&f.simulate, "simulate", false, "also re-run the logged workload in the closed-loop simulator under each policy")
 	fl.Float64Var(&f.epoch, "epoch", 0, "with --simulate: seconds between decisions (default: the log's epoch_length)")
 	fl.StringVar(&f.estimate, "estimate", cluster.Oracle, "with --simulate: what the policies are told of remaining work: oracle, extrapolate or extrapolate_elapsed (FLEX 4.2 estimates from task statistics)")
 	fl.Float64Var(&f.taskCV, "task-cv", 0, "with --simulate and an estimate: coefficient of variation of the task durations")
-	annotateEnv(fl)
 	return cmd
 }
 
@@ -104,8 +106,15 @@ func runReplay(cmd *cobra.Command, f replayFlags) error {
 	if err != nil {
 		return usageError{fmt.Errorf("replay: %w", err)}
 	}
-	entries, err := epochlog.Read(file)
+	read := epochlog.Read
+	if f.allowGaps {
+		read = epochlog.ReadAllowingGaps
+	}
+	entries, err := read(file)
 	file.Close()
+	if errors.Is(err, epochlog.ErrGap) {
+		return usageError{fmt.Errorf("replay: %s: %w (the server accepts gaps: pass --allow-gaps to replay across them)", f.log, err)}
+	}
 	if err != nil {
 		return usageError{fmt.Errorf("replay: %s: %w", f.log, err)}
 	}

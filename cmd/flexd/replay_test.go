@@ -302,3 +302,117 @@ func TestReplaySimulate(t *testing.T) {
 		t.Error("--epoch -1 was accepted")
 	}
 }
+
+// TestReplayAllowGapsAgainstServer is issue 18's first check: epochs with
+// gaps posted to a running flexd (each answered 200), exported and
+// replayed. Without --allow-gaps the replay refuses the log (exit 2) and
+// names the flag; with it the report names both gaps and counts the
+// missing epochs, "logged" and flex reproduce every stored decision (the
+// state carried across a gap as the server carries it) and fair differs.
+func TestReplayAllowGapsAgainstServer(t *testing.T) {
+	srv, err := httpapi.New(httpapi.Config{
+		Store: memory.New(memory.Config{}), RateLimit: -1, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	reqs, err := epochlogtest.Requests(14, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := map[int64]bool{4: true, 8: true, 9: true, 10: true}
+	var posted []int64
+	for _, r := range reqs {
+		if skip[r.Epoch] {
+			continue
+		}
+		body, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		httpDo(t, http.MethodPost, ts.URL+"/v1/clusters/c1/epochs", string(body))
+		posted = append(posted, r.Epoch)
+	}
+	logPath := filepath.Join(t.TempDir(), "epochs.jsonl")
+	if err := os.WriteFile(logPath, httpDo(t, http.MethodGet, ts.URL+"/v1/clusters/c1/epochs.jsonl", ""), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stored := map[int64][]httpapi.EpochAllocation{}
+	for _, n := range posted {
+		var se httpapi.StoredEpoch
+		if err := json.Unmarshal(httpDo(t, http.MethodGet, fmt.Sprintf("%s/v1/clusters/c1/epochs/%d", ts.URL, n), ""), &se); err != nil {
+			t.Fatal(err)
+		}
+		var dec httpapi.EpochResponse
+		if err := json.Unmarshal(se.Decision, &dec); err != nil {
+			t.Fatalf("epoch %d decision: %v", n, err)
+		}
+		stored[n] = dec.Allocations
+	}
+
+	_, err = runFlexd(t, "replay", "--log", logPath, "--quiet")
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--allow-gaps") || !strings.Contains(err.Error(), "epoch 4 is missing") {
+		t.Fatalf("replay without --allow-gaps = %v; want a usage error (exit 2) naming epoch 4 and --allow-gaps", err)
+	}
+
+	out, err := runFlexd(t, "replay", "--log", logPath, "--allow-gaps", "--policies", "flex,fair", "--format", "json", "--quiet")
+	if err != nil {
+		t.Fatalf("replay --allow-gaps: %v", err)
+	}
+	var rep epochlog.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("decoding the report: %v\n%s", err, out)
+	}
+	wantGaps := []epochlog.Gap{
+		{Cluster: "c1", After: 3, Before: 5, Line: 4, Missing: 1},
+		{Cluster: "c1", After: 7, Before: 11, Line: 7, Missing: 3},
+	}
+	if fmt.Sprint(rep.Gaps) != fmt.Sprint(wantGaps) || rep.MissingEpochs != 4 {
+		t.Errorf("gaps = %v (%d missing), want %v (4 missing)", rep.Gaps, rep.MissingEpochs, wantGaps)
+	}
+	if len(rep.Epochs) != len(posted) {
+		t.Fatalf("the report has %d epochs, want %d", len(rep.Epochs), len(posted))
+	}
+	fairDiffs := 0
+	for _, er := range rep.Epochs {
+		want := stored[er.Epoch]
+		for p, pol := range rep.Policies {
+			got := er.Decisions[p].Allocations
+			same := len(got) == len(want)
+			for k := 0; same && k < len(got); k++ {
+				same = got[k].ID == want[k].ID && got[k].Map == want[k].Map && got[k].Reduce == want[k].Reduce
+			}
+			switch {
+			case pol == "fair" && !same:
+				fairDiffs++
+			case pol != "fair" && !same:
+				t.Errorf("epoch %d under %s: %+v, stored %+v", er.Epoch, pol, got, want)
+			}
+		}
+	}
+	if fairDiffs == 0 || rep.Summary[2].DifferingEpochs != fairDiffs {
+		t.Errorf("fair differs in %d epochs, summary says %d; want the same, above 0", fairDiffs, rep.Summary[2].DifferingEpochs)
+	}
+
+	// The table and the csv name the gaps too.
+	table, err := runFlexd(t, "replay", "--log", logPath, "--allow-gaps", "--quiet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"gaps: 2, 4 epochs missing", `cluster "c1": epoch 4 missing, between epoch 3 and epoch 5 (line 4)`,
+		`cluster "c1": epochs 8 to 10 missing (3), between epoch 7 and epoch 11 (line 7)`} {
+		if !strings.Contains(table, w) {
+			t.Errorf("the table lacks %q:\n%s", w, table)
+		}
+	}
+	csvOut, err := runFlexd(t, "replay", "--log", logPath, "--allow-gaps", "--quiet", "--format", "csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(csvOut, "gap_cluster,after_epoch,before_epoch,line,missing_epochs\nc1,3,5,4,1\nc1,7,11,7,3\n") {
+		t.Errorf("the csv does not list the gaps:\n%s", csvOut)
+	}
+}

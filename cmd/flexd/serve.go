@@ -19,7 +19,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/flexd/flexd/httpapi"
 	"github.com/flexd/flexd/internal/connlimit"
@@ -40,6 +39,11 @@ type serveFlags struct {
 	retention       time.Duration
 	requestTimeout  time.Duration
 	shutdownTimeout time.Duration
+	// shutdownDelay is how long /readyz answers 503 shutting_down, while
+	// every other request is still served, before flexd stops accepting.
+	shutdownDelay time.Duration
+	// tokenCacheTTL is how long token lookups are remembered (0: off).
+	tokenCacheTTL time.Duration
 	// dbMaxConns sizes the PostgreSQL pool. pgx's default (4, or the CPU
 	// count) queues saves behind one another at a few hundred epochs a
 	// second; each save holds a connection for only a round trip or two.
@@ -56,6 +60,14 @@ type serveFlags struct {
 	// onListen, when set, is told the bound address once the server
 	// accepts connections; tests use it instead of polling.
 	onListen func(net.Addr)
+	// Test hooks, nil in production. signals replaces SIGINT and SIGTERM;
+	// onShutdownBegin is called once /readyz answers shutting_down,
+	// onStopAccepting once the listener is closed; wrap wraps the
+	// handler.
+	signals         <-chan os.Signal
+	onShutdownBegin func()
+	onStopAccepting func()
+	wrap            func(http.Handler) http.Handler
 }
 
 func newServeCmd() *cobra.Command {
@@ -66,12 +78,14 @@ func newServeCmd() *cobra.Command {
 		Long: "Serve the HTTP API of docs/api.md. Without --database-url history is kept in\n" +
 			"memory (bounded, lost at exit). With it, flexd uses PostgreSQL and applies the\n" +
 			"embedded migrations first. With no API token stored, access control is off and\n" +
-			"flexd listens on loopback only unless --insecure. SIGTERM or SIGINT stops\n" +
-			"accepting, finishes in-flight requests and exits.",
+			"flexd listens on loopback only unless --insecure.\n\n" +
+			"Shutdown, on SIGTERM or SIGINT, in two steps: for --shutdown-delay /readyz\n" +
+			"answers 503 shutting_down while every other request is still served, so a\n" +
+			"load balancer stops sending before anything is refused; a second signal ends\n" +
+			"the delay early. Then flexd stops accepting connections, finishes the requests\n" +
+			"in flight (for --shutdown-timeout at most), flushes the spool and closes the\n" +
+			"database pool.",
 		Args: cobra.NoArgs,
-		PreRunE: func(cmd *cobra.Command, _ []string) error {
-			return bindEnv(cmd.Flags())
-		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), f)
 		},
@@ -86,13 +100,14 @@ func newServeCmd() *cobra.Command {
 	fl.DurationVar(&f.retention, "retention", store.DefaultRetention, "how long stored epochs are kept")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "longest time a request may take (exports excepted)")
 	fl.DurationVar(&f.shutdownTimeout, "shutdown-timeout", 30*time.Second, "longest wait for in-flight requests at shutdown")
+	fl.DurationVar(&f.tokenCacheTTL, "token-cache-ttl", httpapi.DefaultTokenCacheTTL, "how long token lookups are remembered: a revoked token is refused within this time, a token's last use is recorded once per it (0: no cache, every request looks its token up)")
+	fl.DurationVar(&f.shutdownDelay, "shutdown-delay", DefaultShutdownDelay, "at SIGTERM, how long /readyz answers 503 shutting_down while requests are still served, before flexd stops accepting (a second signal ends it early; 0: none)")
 	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
 	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
 	fl.IntVar(&f.maxConns, "max-conns", 0, "client connections held open at most; at the cap a new one closes the longest idle (0: the open-files limit less 128)")
 	fl.Int64Var(&f.inFlightBytes, "max-in-flight-bytes", 0, "request bodies handled at once, bytes, beyond which requests get 503 (0: twice --body-limit)")
 	fl.Int64Var(&f.memoryLimit, "memory-limit", DefaultMemoryLimit, "soft memory limit of the Go runtime, bytes (GOMEMLIMIT wins when set; 0: none)")
 	fl.Int32Var(&f.dbMaxConns, "db-max-conns", DefaultDBMaxConns, "PostgreSQL connections at most; 0 leaves it to pgx (a pool_max_conns in --database-url wins)")
-	annotateEnv(fl)
 	return cmd
 }
 
@@ -114,13 +129,26 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{errors.New("--spool-dir: empty; name a directory or pass --spool-max-bytes 0")}
 	case f.retention <= 0, f.requestTimeout <= 0, f.shutdownTimeout <= 0:
 		return usageError{errors.New("--retention, --request-timeout and --shutdown-timeout must be positive")}
+	case f.tokenCacheTTL < 0:
+		return usageError{fmt.Errorf("--token-cache-ttl %v: want >= 0 (0: off)", f.tokenCacheTTL)}
+	case f.shutdownDelay < 0:
+		return usageError{fmt.Errorf("--shutdown-delay %v: want >= 0", f.shutdownDelay)}
 	}
 	if _, _, err := net.SplitHostPort(f.addr); err != nil {
 		return usageError{fmt.Errorf("--addr %q: %w", f.addr, err)}
 	}
 	logger := newLogger()
 	tuneGC(f.memoryLimit)
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	sigs := f.signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 2)
+		signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	// ctx ends when the process stops (after the drain delay): background
+	// work (retention, the spool's drain, migrations) stops with it.
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 
 	cfg := httpapi.Config{
@@ -130,12 +158,16 @@ func runServe(ctx context.Context, f serveFlags) error {
 		RateLimit:      f.rateLimit,
 		RateBurst:      f.rateBurst,
 		InFlightBytes:  f.inFlightBytes,
+		TokenCacheTTL:  f.tokenCacheTTL,
 		// Beyond loopback a token is always needed: the check at start is
 		// not enough, tokens can be deleted while flexd runs.
 		RequireTokens: !isLoopback(f.addr) && !f.insecure,
 	}
 	if f.rateLimit == 0 {
 		cfg.RateLimit = -1 // the flag's 0 means off; Config's 0 means default
+	}
+	if f.tokenCacheTTL == 0 {
+		cfg.TokenCacheTTL = -1 // likewise
 	}
 	// /metrics: the server's own series, the Go runtime's and the
 	// process's (memory, goroutines, open files against the limit).
@@ -247,9 +279,13 @@ func runServe(ctx context.Context, f serveFlags) error {
 		maxConns = connsFromFileLimit()
 	}
 	ln := connlimit.New(raw, maxConns)
+	var handler http.Handler = srv
+	if f.wrap != nil {
+		handler = f.wrap(srv)
+	}
 	hs := &http.Server{
 		ConnState:         ln.ConnState,
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		// Bodies are capped at --body-limit; give slow clients time to
 		// send one, but not forever.
@@ -277,12 +313,36 @@ func runServe(ctx context.Context, f serveFlags) error {
 		f.onListen(ln.Addr())
 	}
 
+	if f.onStopAccepting != nil {
+		hs.RegisterOnShutdown(f.onStopAccepting) // run once the listener is closed
+	}
 	select {
 	case err := <-serveErr:
 		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
+	case sig := <-sigs:
+		logger.Info("signal received", "signal", sig.String())
 	}
-	logger.Info("shutting down: finishing in-flight requests", "timeout", f.shutdownTimeout)
+	// Step 1: tell the load balancer, keep serving.
+	srv.BeginShutdown()
+	logger.Info("shutting down: /readyz answers 503 shutting_down while requests are still served", "delay", f.shutdownDelay)
+	if f.onShutdownBegin != nil {
+		f.onShutdownBegin()
+	}
+	if f.shutdownDelay > 0 {
+		delay := time.NewTimer(f.shutdownDelay)
+		select {
+		case <-delay.C:
+		case sig := <-sigs:
+			delay.Stop()
+			logger.Info("second signal: ending the shutdown delay early", "signal", sig.String())
+		case err := <-serveErr:
+			delay.Stop()
+			return fmt.Errorf("serving: %w", err)
+		}
+	}
+	// Step 2: stop accepting, finish what is in flight.
+	logger.Info("shutting down: no new connections, finishing in-flight requests", "timeout", f.shutdownTimeout)
 	srv.StartDrain()
 	shutCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.shutdownTimeout)
 	defer cancel()
@@ -341,6 +401,10 @@ func connsFromFileLimit() int {
 	}
 	return max(64, int(rl.Cur)-128)
 }
+
+// DefaultShutdownDelay is how long /readyz reports shutting_down before
+// flexd stops accepting: a few of a load balancer's probe intervals.
+const DefaultShutdownDelay = 5 * time.Second
 
 // DefaultMemoryLimit is serve's soft memory limit: 1 GiB.
 const DefaultMemoryLimit = 1 << 30
@@ -493,51 +557,4 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
-}
-
-// newLogger logs JSON when stderr is not a terminal (collectors parse it)
-// and text when a person is watching.
-func newLogger() *slog.Logger {
-	if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		return slog.New(slog.NewTextHandler(os.Stderr, nil))
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, nil))
-}
-
-// envName is the environment variable that defaults a flag: FLEXD_ and the
-// flag's name in upper snake case (--database-url: FLEXD_DATABASE_URL).
-func envName(flag string) string {
-	return "FLEXD_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
-}
-
-// annotateEnv adds each flag's variable to its help line, so
-// `flexd serve --help` lists them.
-func annotateEnv(fl *pflag.FlagSet) {
-	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Name != "help" {
-			f.Usage += " (env " + envName(f.Name) + ")"
-		}
-	})
-}
-
-// bindEnv sets every flag not given on the command line from its FLEXD_*
-// variable, when set. A value the flag cannot parse is a usage error.
-func bindEnv(fl *pflag.FlagSet) error {
-	var errs []error
-	fl.VisitAll(func(f *pflag.Flag) {
-		if f.Changed || f.Name == "help" {
-			return
-		}
-		v, ok := os.LookupEnv(envName(f.Name))
-		if !ok {
-			return
-		}
-		if err := fl.Set(f.Name, v); err != nil {
-			errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
-		}
-	})
-	if len(errs) > 0 {
-		return usageError{errors.Join(errs...)}
-	}
-	return nil
 }

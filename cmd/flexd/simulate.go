@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
@@ -292,12 +293,18 @@ func (c convFlags) readTrace(path string) ([]swim.Job, error) {
 			return nil, usageError{fmt.Errorf("%s %v: want a positive number", f.name, f.v)}
 		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usageError{err}
+	var r io.Reader = bytes.NewReader(sim.SWIMSample)
+	if path != "" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("the trace: %w", err)}
+		}
+		defer f.Close()
+		r = f
+	} else {
+		path = "embedded " + sim.SWIMSampleName
 	}
-	defer f.Close()
-	jobs, err := swim.Read(f, c.conversion())
+	jobs, err := swim.Read(r, c.conversion())
 	if err != nil {
 		return nil, usageError{fmt.Errorf("%s: %w", path, err)}
 	}
@@ -355,9 +362,6 @@ type runFlags struct {
 // The workloads `simulate run` knows.
 var runWorkloads = []string{"swim", "flex41", "flex42", "table44", "mixed"}
 
-// defaultTrace is the SWIM sample shipped with the repository.
-const defaultTrace = "sim/testdata/swim/FB-2009_samples_24_times_1hr_0.tsv"
-
 func newSimulateRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
@@ -406,7 +410,7 @@ func newSimulateRunCmd() *cobra.Command {
 	fl := cmd.Flags()
 	f.conv.register(fl)
 	fl.StringVar(&f.workload, "workload", "swim", "workload: "+strings.Join(runWorkloads, "|"))
-	fl.StringVar(&f.trace, "trace", defaultTrace, "SWIM trace (workload swim)")
+	fl.StringVar(&f.trace, "trace", "", "SWIM trace (workload swim); empty: the SWIM FB-2009 sample embedded in the binary ("+sim.SWIMSampleName+")")
 	fl.IntVar(&f.jobs, "jobs", 0, "jobs (default: swim 200, flex41 the instance's 10, table44 8, mixed 20)")
 	fl.Float64Var(&f.compress, "compress", 1, "swim: divide submit times by this factor so jobs overlap")
 	fl.Float64Var(&f.lambda, "lambda", 30, "flex41, mixed: mean Poisson inter-arrival time, seconds (0: all at once)")
@@ -453,7 +457,11 @@ func runJobs(f runFlags) ([]cluster.Job, string, error) {
 			return nil, "", usageError{fmt.Errorf("--compress %v: want a positive factor", f.compress)}
 		}
 		jobs := cluster.FromSWIM(tjobs, f.conv.conversion(), n, f.compress)
-		return jobs, fmt.Sprintf("swim %s: first %d jobs, submit times / %g; constants: %s", f.trace, len(jobs), f.compress, f.conv), nil
+		name := f.trace
+		if name == "" {
+			name = sim.SWIMSampleName + " (embedded)"
+		}
+		return jobs, fmt.Sprintf("swim %s: first %d jobs, submit times / %g; constants: %s", name, len(jobs), f.compress, f.conv), nil
 	case "flex41":
 		w := sim.DefaultWorkload()
 		w.Jobs = cmp.Or(f.jobs, w.Jobs)

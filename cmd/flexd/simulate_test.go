@@ -153,3 +153,28 @@ func TestSimulateStudyReferenceSearch(t *testing.T) {
 		t.Errorf("error %v: want a usage error pointing at --reference search", err)
 	}
 }
+
+// TestSimulateRunFromAnyDirectory: the default SWIM trace is embedded, so
+// `simulate run` works outside the repository; a --plot into a missing
+// directory is refused before the run (exit 2, nothing on stdout), naming
+// the path.
+func TestSimulateRunFromAnyDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	args := []string{"simulate", "run", "--jobs", "20", "--compress", "10", "--map-slots", "30", "--reduce-slots", "15", "--policies", "flex", "--quiet"}
+	out, err := runFlexd(t, args...)
+	if err != nil {
+		t.Fatalf("simulate run outside the repository: %v", err)
+	}
+	if !strings.Contains(out, "(embedded): first 20 jobs") || !strings.Contains(out, "flex/static") {
+		t.Errorf("simulate run output:\n%s", out)
+	}
+	missing := filepath.Join("no", "such", "dir", "run.png")
+	out, err = runFlexd(t, append(args, "--plot", missing)...)
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("--plot into a missing directory: %v, want a usage error naming %s", err, missing)
+	}
+	if out != "" {
+		t.Errorf("--plot into a missing directory ran anyway:\n%s", out)
+	}
+}

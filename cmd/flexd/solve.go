@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +22,7 @@ import (
 const maxSolveLine = 8 << 20
 
 func newSolveCmd() *cobra.Command {
-	var jsonl bool
+	var jsonl, allowFailures bool
 	var effortFlag int
 	var effort *int
 	cmd := &cobra.Command{
@@ -32,7 +34,8 @@ the same code. A bad request prints its problem+json object and exits with 2.
 
 With --jsonl the input is a stream of requests, one per line, answered one per
 line in order; a bad line gets its problem+json object on its line and the
-stream goes on.
+stream goes on. At the end, if any line was refused, solve names them and exits
+with 1, unless --allow-failures (then 0: the answers say which failed).
 
 --effort sets the search effort of requests that do not set their own
 (0: the fastest answer; 1: the default; n: n times the default search).`,
@@ -52,7 +55,18 @@ stream goes on.
 			out := bufio.NewWriter(cmd.OutOrStdout())
 			defer out.Flush()
 			if jsonl {
-				return solveStream(in, out, effort)
+				refused, total, err := solveStream(in, out, effort)
+				if err != nil {
+					return err
+				}
+				if len(refused) > 0 && !allowFailures {
+					if ferr := out.Flush(); ferr != nil {
+						return fmt.Errorf("solve: writing: %w", ferr)
+					}
+					return fmt.Errorf("solve --jsonl: %d of %d request(s) refused, on line(s) %s (each answered with its problem; --allow-failures exits 0)",
+						len(refused), total, joinInts(refused))
+				}
+				return nil
 			}
 			body, err := io.ReadAll(io.LimitReader(in, maxSolveLine+1))
 			if err != nil {
@@ -72,42 +86,59 @@ stream goes on.
 		},
 	}
 	cmd.Flags().BoolVar(&jsonl, "jsonl", false, "read a stream of requests, one per line, and answer one per line")
+	cmd.Flags().BoolVar(&allowFailures, "allow-failures", false, "with --jsonl: exit 0 even when lines were refused")
 	cmd.Flags().IntVar(&effortFlag, "effort", 1, fmt.Sprintf("search effort of requests without their own: 0 fastest, 1 default, up to %d", solver.MaxEffort))
 	return cmd
 }
 
-// solveStream answers each line of in on its own line of out.
-func solveStream(in io.Reader, out *bufio.Writer, effort *int) error {
+// joinInts is "2, 5, 9".
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
+}
+
+// solveStream answers each line of in on its own line of out and returns
+// the line numbers of the refused requests and how many it answered.
+func solveStream(in io.Reader, out *bufio.Writer, effort *int) (refused []int, total int, err error) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for line := 1; ; line++ {
-		body, err := readLine(r, maxSolveLine)
-		if errors.Is(err, io.EOF) && body == nil {
-			return nil
+		body, rerr := readLine(r, maxSolveLine)
+		if errors.Is(rerr, io.EOF) && body == nil {
+			return refused, total, nil
 		}
 		var resp any
+		status := http.StatusOK
 		switch {
-		case errors.Is(err, errLineTooLong):
-			resp = httpapi.Problem{Type: "about:blank", Title: http.StatusText(http.StatusRequestEntityTooLarge),
-				Status: http.StatusRequestEntityTooLarge, Detail: fmt.Sprintf("line %d is over %d bytes", line, maxSolveLine)}
-		case err != nil && !errors.Is(err, io.EOF):
-			return fmt.Errorf("solve: reading line %d: %w", line, err)
+		case errors.Is(rerr, errLineTooLong):
+			status = http.StatusRequestEntityTooLarge
+			resp = httpapi.Problem{Type: "about:blank", Title: http.StatusText(status),
+				Status: status, Detail: fmt.Sprintf("line %d is over %d bytes", line, maxSolveLine)}
+		case rerr != nil && !errors.Is(rerr, io.EOF):
+			return refused, total, fmt.Errorf("solve: reading line %d: %w", line, rerr)
 		case len(bytes.TrimSpace(body)) == 0:
-			if errors.Is(err, io.EOF) {
-				return nil
+			if errors.Is(rerr, io.EOF) {
+				return refused, total, nil
 			}
 			continue // blank lines separate nothing
 		default:
-			_, resp = httpapi.SolveJSONEffort(body, effort)
+			status, resp = httpapi.SolveJSONEffort(body, effort)
+		}
+		total++
+		if status != http.StatusOK {
+			refused = append(refused, line)
 		}
 		if werr := writeJSONLine(out, resp); werr != nil {
-			return werr
+			return refused, total, werr
 		}
 		// Each answer goes out as soon as it is ready, so a shim can stream.
 		if ferr := out.Flush(); ferr != nil {
-			return fmt.Errorf("solve: writing: %w", ferr)
+			return refused, total, fmt.Errorf("solve: writing: %w", ferr)
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
+		if errors.Is(rerr, io.EOF) {
+			return refused, total, nil
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/sim/epochlog"
 	"github.com/flexd/flexd/sim/epochlog/epochlogtest"
@@ -241,9 +243,13 @@ func TestWriteReport(t *testing.T) {
 			}
 		},
 		"csv": func(t *testing.T, out string) {
-			blocks := strings.SplitN(out, "\n\n", 2)
-			if len(blocks) != 2 {
-				t.Fatalf("want two blank-line separated tables:\n%s", out)
+			blocks := strings.SplitN(out, "\n\n", 3)
+			if len(blocks) != 3 {
+				t.Fatalf("want three blank-line separated tables:\n%s", out)
+			}
+			gaps, err := csv.NewReader(strings.NewReader(blocks[2])).ReadAll()
+			if err != nil || len(gaps) != 1 || gaps[0][0] != "gap_cluster" {
+				t.Errorf("gaps table = %v (%v), want its header alone", gaps, err)
 			}
 			detail, err := csv.NewReader(strings.NewReader(blocks[0])).ReadAll()
 			if err != nil {
@@ -323,5 +329,56 @@ func TestReconstruct(t *testing.T) {
 				t.Errorf("%s = %+v", tc.id, j)
 			}
 		})
+	}
+}
+
+// TestReadAllowingGaps: ReadAllowingGaps accepts what the server accepts
+// (gaps), still refuses what it refuses (a repeated or decreasing epoch),
+// and Replay's report lists each gap and counts the missing epochs.
+func TestReadAllowingGaps(t *testing.T) {
+	gappy := line("c1", 1) + "\n" + line("c1", 2) + "\n" + line("c1", 4) + "\n" + line("b", 1) + "\n" + line("c1", 9) + "\n" + line("b", 2) + "\n"
+	if _, err := epochlog.Read(strings.NewReader(gappy)); !errors.Is(err, epochlog.ErrGap) || !errors.Is(err, epochlog.ErrOrder) {
+		t.Fatalf("Read of a log with gaps = %v, want ErrGap and ErrOrder", err)
+	}
+	entries, err := epochlog.ReadAllowingGaps(strings.NewReader(gappy))
+	if err != nil {
+		t.Fatalf("ReadAllowingGaps: %v", err)
+	}
+	if len(entries) != 6 {
+		t.Fatalf("%d entries, want 6", len(entries))
+	}
+	rep, err := epochlog.Replay(entries, epochlog.Options{Policies: []string{"fair"}})
+	if err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	want := []epochlog.Gap{
+		{Cluster: "c1", After: 2, Before: 4, Line: 3, Missing: 1},
+		{Cluster: "c1", After: 4, Before: 9, Line: 5, Missing: 4},
+	}
+	if diff := cmp.Diff(want, rep.Gaps); diff != "" {
+		t.Errorf("gaps (-want +got):\n%s", diff)
+	}
+	if rep.MissingEpochs != 5 {
+		t.Errorf("MissingEpochs = %d, want 5", rep.MissingEpochs)
+	}
+	if got := rep.Gaps[1].String(); got != `cluster "c1": epochs 5 to 8 missing (4), between epoch 4 and epoch 9 (line 5)` {
+		t.Errorf("gap text = %q", got)
+	}
+	for name, bad := range map[string]string{
+		"repeated":   line("c1", 2) + "\n" + line("c1", 2) + "\n",
+		"decreasing": line("c1", 3) + "\n" + line("c1", 1) + "\n",
+	} {
+		_, err := epochlog.ReadAllowingGaps(strings.NewReader(bad))
+		if !errors.Is(err, epochlog.ErrOrder) || errors.Is(err, epochlog.ErrGap) {
+			t.Errorf("%s: ReadAllowingGaps = %v, want ErrOrder and not ErrGap", name, err)
+		}
+	}
+	// Consecutive logs have no gap, in every format.
+	rep, err = epochlog.Replay(generated(t, 3), epochlog.Options{Policies: []string{"fair"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Gaps) != 0 || rep.MissingEpochs != 0 {
+		t.Errorf("a consecutive log has gaps %v (%d missing)", rep.Gaps, rep.MissingEpochs)
 	}
 }

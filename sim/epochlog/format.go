@@ -14,9 +14,9 @@ import (
 func Formats() []string { return []string{"table", "csv", "json"} }
 
 // WriteReport writes rep in format "table" (aligned text: allocations,
-// objectives, summary), "csv" (one row per epoch, policy and job; then,
-// after a blank line, the summary with its own header) or "json" (the
-// Report object). Callers that must not leave half a report behind write
+// objectives, summary, gaps), "csv" (one row per epoch, policy and job;
+// then, after a blank line, the summary with its own header, and after
+// another the gaps with theirs) or "json" (the Report object). Callers that must not leave half a report behind write
 // into a buffer first.
 func WriteReport(w io.Writer, format string, rep Report) error {
 	switch format {
@@ -29,6 +29,9 @@ func WriteReport(w io.Writer, format string, rep Report) error {
 		enc.SetIndent("", "  ")
 		if rep.Epochs == nil {
 			rep.Epochs = []EpochReport{}
+		}
+		if rep.Gaps == nil {
+			rep.Gaps = []Gap{}
 		}
 		if err := enc.Encode(rep); err != nil {
 			return fmt.Errorf("encoding the replay report: %w", err)
@@ -107,6 +110,10 @@ func writeTable(w io.Writer, rep Report) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", s.Policy, s.Epochs, s.DifferingEpochs, s.AbsSlotDiff,
 			largest, num(s.MeanMapObjective), num(s.MeanReduceObjective))
 	}
+	fmt.Fprintf(tw, "\ngaps: %d, %d epochs missing (each decided after a gap from the state the last logged epoch left, as the server did)\n", len(rep.Gaps), rep.MissingEpochs)
+	for _, g := range rep.Gaps {
+		fmt.Fprintf(tw, "  %s\n", g)
+	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing the replay table: %w", err)
 	}
@@ -147,6 +154,18 @@ func writeCSV(w io.Writer, rep Report) error {
 	}
 	if err := cw.WriteAll(rows); err != nil {
 		return fmt.Errorf("writing the replay csv summary: %w", err)
+	}
+	// The gaps are a third table, after another blank line.
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("writing the replay csv: %w", err)
+	}
+	rows = [][]string{{"gap_cluster", "after_epoch", "before_epoch", "line", "missing_epochs"}}
+	for _, g := range rep.Gaps {
+		rows = append(rows, []string{g.Cluster, strconv.FormatInt(g.After, 10), strconv.FormatInt(g.Before, 10),
+			strconv.Itoa(g.Line), strconv.FormatInt(g.Missing, 10)})
+	}
+	if err := cw.WriteAll(rows); err != nil {
+		return fmt.Errorf("writing the replay csv gaps: %w", err)
 	}
 	return nil
 }

@@ -54,8 +54,20 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e
 func (e *LineError) Unwrap() error { return e.Err }
 
 // ErrOrder marks a log whose epochs are not consecutive per cluster:
-// an epoch repeated, going back, or one missing in between.
+// an epoch repeated, going back, or (for Read) one missing in between.
 var ErrOrder = errors.New("epochs out of order")
+
+// ErrGap marks a log with a missing epoch, which Read refuses and
+// ReadAllowingGaps accepts; an error that is ErrGap is ErrOrder too.
+var ErrGap = errors.New("an epoch is missing")
+
+// gapError is the order error of a gap: it is both ErrOrder and ErrGap.
+type gapError struct{ msg string }
+
+func (e gapError) Error() string { return e.msg }
+
+// Is reports whether target is ErrOrder or ErrGap.
+func (e gapError) Is(target error) bool { return target == ErrOrder || target == ErrGap }
 
 // Read decodes a whole log. Each non-blank line must be one JSON object
 // matching httpapi.EpochRequest exactly (unknown fields are errors, as on
@@ -64,8 +76,21 @@ var ErrOrder = errors.New("epochs out of order")
 // exactly one from line to line: a repeated or decreasing epoch, or a gap,
 // is an error wrapping ErrOrder that names both lines' epochs, because a
 // replay across a gap would carry the cluster state (OMO's averages) over
-// epochs it never saw. Every error is a *LineError.
+// epochs it never saw. Every error is a *LineError; a gap's wraps ErrGap.
 func Read(r io.Reader) ([]Entry, error) {
+	return read(r, false)
+}
+
+// ReadAllowingGaps is Read accepting gaps: per cluster, epochs must still
+// increase from line to line, but may skip numbers, as the server accepts
+// them (posting epochs 1, 3 and 7 answers 200 each, and the server decides
+// each from the state the previous stored epoch left). Replay carries the
+// state across a gap the same way, and its report lists the gaps (Gaps).
+func ReadAllowingGaps(r io.Reader) ([]Entry, error) {
+	return read(r, true)
+}
+
+func read(r io.Reader, allowGaps bool) ([]Entry, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	type last struct {
 		epoch int64
@@ -96,8 +121,8 @@ func Read(r io.Reader) ([]Entry, error) {
 				return nil, &LineError{Line: n, Err: fmt.Errorf("%w: cluster %q: epoch %d repeats line %d's", ErrOrder, e.Cluster, got, prev.line)}
 			case got < prev.epoch:
 				return nil, &LineError{Line: n, Err: fmt.Errorf("%w: cluster %q: epoch %d after epoch %d (line %d): epochs must increase", ErrOrder, e.Cluster, got, prev.epoch, prev.line)}
-			case got > prev.epoch+1:
-				return nil, &LineError{Line: n, Err: fmt.Errorf("%w: cluster %q: epoch %d after epoch %d (line %d): %s missing", ErrOrder, e.Cluster, got, prev.epoch, prev.line, missing(prev.epoch, got))}
+			case got > prev.epoch+1 && !allowGaps:
+				return nil, &LineError{Line: n, Err: gapError{fmt.Sprintf("%v: cluster %q: epoch %d after epoch %d (line %d): %s missing", ErrOrder, e.Cluster, got, prev.epoch, prev.line, missing(prev.epoch, got))}}
 			}
 		}
 		seen[e.Cluster] = last{epoch: e.Request.Epoch, line: n}

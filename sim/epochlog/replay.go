@@ -43,6 +43,11 @@ type Report struct {
 	Epochs []EpochReport `json:"epochs"`
 	// Summary has one entry per policy.
 	Summary []Summary `json:"summary"`
+	// Gaps lists every run of epochs missing from a cluster's log, in log
+	// order (empty for a log without gaps); MissingEpochs counts the
+	// epochs they miss in all.
+	Gaps          []Gap `json:"gaps"`
+	MissingEpochs int64 `json:"missing_epochs"`
 	// Last holds the full decisions of the last epoch, one per policy, for
 	// charts; nil for an empty log.
 	Last []epoch.Decision `json:"-"`
@@ -112,13 +117,52 @@ type Difference struct {
 	Logged int `json:"logged"`
 }
 
+// Gap is a run of epochs missing from one cluster's log: the epochs
+// strictly between After and Before. Replay decides Before from the state
+// After left, as the server did.
+type Gap struct {
+	Cluster string `json:"cluster"`
+	// After is the last epoch logged before the gap, Before the first
+	// after it; Line is Before's line.
+	After  int64 `json:"after"`
+	Before int64 `json:"before"`
+	Line   int   `json:"line"`
+	// Missing is Before - After - 1.
+	Missing int64 `json:"missing"`
+}
+
+// String names the gap: `cluster "c1": epoch 4 missing (between 3 and 5)`.
+func (g Gap) String() string {
+	what := fmt.Sprintf("epoch %d missing", g.After+1)
+	if g.Missing > 1 {
+		what = fmt.Sprintf("epochs %d to %d missing (%d)", g.After+1, g.Before-1, g.Missing)
+	}
+	return fmt.Sprintf("cluster %q: %s, between epoch %d and epoch %d (line %d)", g.Cluster, what, g.After, g.Before, g.Line)
+}
+
+// findGaps lists the gaps of entries, per cluster in log order.
+func findGaps(entries []Entry) []Gap {
+	last := map[string]int64{}
+	gaps := []Gap{}
+	for _, e := range entries {
+		prev, ok := last[e.Cluster]
+		if ok && e.Request.Epoch > prev+1 {
+			gaps = append(gaps, Gap{Cluster: e.Cluster, After: prev, Before: e.Request.Epoch, Line: e.Line, Missing: e.Request.Epoch - prev - 1})
+		}
+		last[e.Cluster] = e.Request.Epoch
+	}
+	return gaps
+}
+
 // ErrOptions marks invalid Options.
 var ErrOptions = errors.New("invalid replay options")
 
 // Replay re-decides every entry (as Read returns them) with epoch.Decide,
 // first under the logged policies and then under each of opts.Policies,
 // carrying each policy's cluster state from epoch to epoch per cluster as
-// the server does. A replay starts from an empty cluster state, so a log
+// the server does, across gaps too (the server decides an epoch after a
+// gap from the state the last stored epoch left; so does Replay, and the
+// report lists the gaps). A replay starts from an empty cluster state, so a log
 // that does not start at a cluster's first epoch reproduces OMO's moving
 // averages only approximately; everything else is exact.
 //
@@ -168,6 +212,10 @@ func Replay(entries []Entry, opts Options) (Report, error) {
 		}
 	}
 	rep.Summary = summarise(rep)
+	rep.Gaps = findGaps(entries)
+	for _, g := range rep.Gaps {
+		rep.MissingEpochs += g.Missing
+	}
 	return rep, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +70,8 @@ type cluster struct {
 	// cluster's latest epoch, so appending keeps them sorted.
 	epochs []store.Record
 	state  store.State
+	// updated is when state was last saved.
+	updated time.Time
 }
 
 // New returns an empty Store bounded by cfg.
@@ -141,6 +144,7 @@ func (s *Store) SaveEpoch(ctx context.Context, rec store.Record, prevStateEpoch 
 	}
 	c.epochs = append(c.epochs, rec)
 	c.state = store.State{Epoch: rec.Epoch, Found: true, State: bytes.Clone(rec.State)}
+	c.updated = rec.CreatedAt
 	s.order = append(s.order, key{rec.Cluster, rec.Epoch})
 	s.total++
 	for len(c.epochs) > s.maxPerCluster {
@@ -335,6 +339,8 @@ func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
 		t.Created = s.now()
 	}
 	t.Created = t.Created.UTC().Truncate(time.Microsecond)
+	t.Expires = utcMicro(t.Expires)
+	t.Revoked, t.LastUsed = time.Time{}, time.Time{}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.tokens[t.Hash]; ok {
@@ -356,6 +362,87 @@ func (s *Store) LookupToken(ctx context.Context, hash string) (store.Token, erro
 		return store.Token{}, fmt.Errorf("lookup token: %w", store.ErrNotFound)
 	}
 	return t, nil
+}
+
+// utcMicro is t in UTC to the microsecond, as PostgreSQL keeps it; the
+// zero time stays zero.
+func utcMicro(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+// ListTokens returns every token, revoked and expired ones included,
+// oldest first (by creation, then hash).
+func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	s.mu.RLock()
+	out := make([]store.Token, 0, len(s.tokens))
+	for _, t := range s.tokens {
+		out = append(out, t)
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b store.Token) int {
+		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.Hash, b.Hash))
+	})
+	return out, nil
+}
+
+// RevokeToken marks the token revoked at at (a token revoked already keeps
+// its first time) and returns it; an unknown hash is store.ErrNotFound.
+// The token stays stored.
+func (s *Store) RevokeToken(ctx context.Context, hash string, at time.Time) (store.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Token{}, fmt.Errorf("revoke token: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tokens[hash]
+	if !ok {
+		return store.Token{}, fmt.Errorf("revoke token: %w", store.ErrNotFound)
+	}
+	if t.Revoked.IsZero() {
+		t.Revoked = utcMicro(at)
+		s.tokens[hash] = t
+	}
+	return t, nil
+}
+
+// TouchToken records that the token was used at at (kept only when later
+// than the time recorded); an unknown hash is ignored.
+func (s *Store) TouchToken(ctx context.Context, hash string, at time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("touch token: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.tokens[hash]; ok && at.After(t.LastUsed) {
+		t.LastUsed = utcMicro(at)
+		s.tokens[hash] = t
+	}
+	return nil
+}
+
+// ListClusters returns every cluster with a saved epoch, by name.
+func (s *Store) ListClusters(ctx context.Context) ([]store.ClusterInfo, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("list clusters: %w", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]store.ClusterInfo, 0, len(s.clusters))
+	for name, c := range s.clusters {
+		if !c.state.Found {
+			continue
+		}
+		ci := store.ClusterInfo{Name: name, LastEpoch: c.state.Epoch, Updated: c.updated}
+		out = append(out, ci)
+	}
+	slices.SortFunc(out, func(a, b store.ClusterInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
 }
 
 // HasTokens reports whether any token is stored.

@@ -403,8 +403,8 @@ func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
 	if t.Created.IsZero() {
 		t.Created = s.now()
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO tokens (hash, cluster, admin, created_at) VALUES ($1, $2, $3, $4)`,
-		t.Hash, t.Cluster, t.Admin, t.Created.UTC())
+	_, err := s.pool.Exec(ctx, `INSERT INTO tokens (hash, cluster, admin, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+		t.Hash, t.Cluster, t.Admin, t.Created.UTC(), nullTime(t.Expires))
 	if isUniqueViolation(err) {
 		return fmt.Errorf("create token: %w (%w)", store.ErrConflict, err)
 	}
@@ -416,17 +416,115 @@ func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
 
 // LookupToken returns the token with the given hash, or store.ErrNotFound.
 func (s *Store) LookupToken(ctx context.Context, hash string) (store.Token, error) {
-	var t store.Token
-	err := s.pool.QueryRow(ctx, `SELECT hash, cluster, admin, created_at FROM tokens WHERE hash = $1`, hash).
-		Scan(&t.Hash, &t.Cluster, &t.Admin, &t.Created)
+	t, err := scanToken(s.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE hash = $1`, hash))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Token{}, fmt.Errorf("lookup token: %w", store.ErrNotFound)
 	}
 	if err != nil {
 		return store.Token{}, fmt.Errorf("lookup token: %w", err)
 	}
-	t.Created = t.Created.UTC()
 	return t, nil
+}
+
+// tokenColumns are the columns scanToken reads, in its order.
+const tokenColumns = `hash, cluster, admin, created_at, last_used_at, expires_at, revoked_at`
+
+// scanToken reads one row of tokenColumns.
+func scanToken(row pgx.Row) (store.Token, error) {
+	var t store.Token
+	var used, expires, revoked *time.Time
+	if err := row.Scan(&t.Hash, &t.Cluster, &t.Admin, &t.Created, &used, &expires, &revoked); err != nil {
+		return store.Token{}, err
+	}
+	t.Created = t.Created.UTC()
+	t.LastUsed, t.Expires, t.Revoked = utcOrZero(used), utcOrZero(expires), utcOrZero(revoked)
+	return t, nil
+}
+
+func utcOrZero(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// nullTime is nil for the zero time (SQL NULL), else t in UTC.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// ListTokens returns every token, revoked and expired ones included,
+// oldest first (by creation, then hash).
+func (s *Store) ListTokens(ctx context.Context) ([]store.Token, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+tokenColumns+` FROM tokens ORDER BY created_at, hash`)
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	defer rows.Close()
+	out := []store.Token{}
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list tokens: %w", err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeToken marks the token revoked at at (a token revoked already keeps
+// its first time) and returns it; an unknown hash is store.ErrNotFound.
+// The row stays, so revoking the last token leaves access control on.
+func (s *Store) RevokeToken(ctx context.Context, hash string, at time.Time) (store.Token, error) {
+	t, err := scanToken(s.pool.QueryRow(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2)
+		WHERE hash = $1 RETURNING `+tokenColumns, hash, at.UTC()))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Token{}, fmt.Errorf("revoke token: %w", store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Token{}, fmt.Errorf("revoke token: %w", err)
+	}
+	return t, nil
+}
+
+// TouchToken records that the token was used at at (kept only when later
+// than the time recorded); an unknown hash is ignored.
+func (s *Store) TouchToken(ctx context.Context, hash string, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE tokens SET last_used_at = $2
+		WHERE hash = $1 AND (last_used_at IS NULL OR last_used_at < $2)`, hash, at.UTC())
+	if err != nil {
+		return fmt.Errorf("touch token: %w", err)
+	}
+	return nil
+}
+
+// ListClusters returns every cluster with a saved epoch, by name.
+func (s *Store) ListClusters(ctx context.Context) ([]store.ClusterInfo, error) {
+	rows, err := s.pool.Query(ctx, `SELECT cluster, epoch, updated_at FROM cluster_state ORDER BY cluster`)
+	if err != nil {
+		return nil, fmt.Errorf("list clusters: %w", err)
+	}
+	defer rows.Close()
+	out := []store.ClusterInfo{}
+	for rows.Next() {
+		var c store.ClusterInfo
+		if err := rows.Scan(&c.Name, &c.LastEpoch, &c.Updated); err != nil {
+			return nil, fmt.Errorf("list clusters: %w", err)
+		}
+		c.Updated = c.Updated.UTC()
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list clusters: %w", err)
+	}
+	return out, nil
 }
 
 // HasTokens reports whether any token is stored.

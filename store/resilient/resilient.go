@@ -360,6 +360,32 @@ func (s *Store) HasTokens(ctx context.Context) (bool, error) {
 	return false, fmt.Errorf("%w: checking for tokens: %w", store.ErrUnavailable, err)
 }
 
+// TouchToken records a token's use in the database when the backend keeps
+// it (store/postgres does); with the database away the use is not
+// recorded (ErrUnavailable), and the token keeps working from memory.
+func (s *Store) TouchToken(ctx context.Context, hash string, at time.Time) error {
+	tt, ok := s.db.(interface {
+		TouchToken(ctx context.Context, hash string, at time.Time) error
+	})
+	if !ok {
+		return nil
+	}
+	return unavailable(tt.TouchToken(ctx, hash, at), "recording a token's use")
+}
+
+// ListClusters is the database's list of clusters; with the database away
+// it is store.ErrUnavailable.
+func (s *Store) ListClusters(ctx context.Context) ([]store.ClusterInfo, error) {
+	cl, ok := s.db.(interface {
+		ListClusters(ctx context.Context) ([]store.ClusterInfo, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("%w: the database store cannot list clusters", store.ErrUnavailable)
+	}
+	out, err := cl.ListClusters(ctx)
+	return out, unavailable(err, "listing clusters")
+}
+
 // Ping pings the database.
 func (s *Store) Ping(ctx context.Context) error { return s.db.Ping(ctx) }
 

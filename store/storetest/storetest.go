@@ -3,7 +3,8 @@
 // riverdrivertest: one behaviour, checked once, against each backend. It
 // covers idempotent replay, conflicts, the cluster-state guard under
 // concurrent writers, listing, paging, job filters, streaming order,
-// pruning and tokens.
+// pruning, tokens (with expiry, revocation and last use) and the cluster
+// list.
 package storetest
 
 import (
@@ -36,6 +37,10 @@ type Store interface {
 	CreateToken(ctx context.Context, t store.Token) error
 	LookupToken(ctx context.Context, hash string) (store.Token, error)
 	HasTokens(ctx context.Context) (bool, error)
+	ListTokens(ctx context.Context) ([]store.Token, error)
+	RevokeToken(ctx context.Context, hash string, at time.Time) (store.Token, error)
+	TouchToken(ctx context.Context, hash string, at time.Time) error
+	ListClusters(ctx context.Context) ([]store.ClusterInfo, error)
 	Ping(ctx context.Context) error
 }
 
@@ -62,6 +67,8 @@ func RunSuite(t *testing.T, newStore func(t *testing.T) Store) {
 		"start epoch reads state and stored": testStartEpoch,
 		"prune deletes only old epochs":      testPrune,
 		"tokens":                             testTokens,
+		"token lifecycle":                    testTokenLifecycle,
+		"list clusters":                      testListClusters,
 	}
 	for _, name := range slices.Sorted(maps.Keys(tests)) {
 		t.Run(name, func(t *testing.T) {
@@ -730,5 +737,102 @@ func testTokens(t *testing.T, s Store) {
 	}
 	if got, err := s.LookupToken(ctx, "dd"); err != nil || got.Created.IsZero() || got.Created.Location() != time.UTC {
 		t.Errorf("LookupToken(dd) = %+v, %v; want a UTC creation time", got, err)
+	}
+}
+
+// testTokenLifecycle: expiry stored and read back, list (revoked and
+// expired included, oldest first), revoke (kept, marked, first time kept,
+// the last revoked leaves HasTokens true), last use (only later times).
+func testTokenLifecycle(t *testing.T, s Store) {
+	ctx := t.Context()
+	tokens := []store.Token{
+		{Hash: "b1", Cluster: "c1", Created: base.Add(time.Second), Expires: base.Add(time.Hour)},
+		{Hash: "a1", Admin: true, Created: base},
+	}
+	for _, tok := range tokens {
+		if err := s.CreateToken(ctx, tok); err != nil {
+			t.Fatalf("CreateToken(%s): %v", tok.Hash, err)
+		}
+	}
+	if err := s.CreateToken(ctx, store.Token{Hash: "x1", Cluster: "c1", Created: base, Expires: base}); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("a token expiring at its creation: %v, want ErrInvalid", err)
+	}
+	got, err := s.ListTokens(ctx)
+	if err != nil {
+		t.Fatalf("ListTokens: %v", err)
+	}
+	if diff := cmp.Diff([]store.Token{tokens[1], tokens[0]}, got); diff != "" {
+		t.Errorf("ListTokens (-want +got):\n%s", diff)
+	}
+	if st := got[1].State(base.Add(time.Hour)); st != store.TokenExpired {
+		t.Errorf("state at the expiry = %s, want expired", st)
+	}
+	if st := got[1].State(base.Add(time.Hour - time.Microsecond)); st != store.TokenActive {
+		t.Errorf("state just before the expiry = %s, want active", st)
+	}
+
+	used := base.Add(2 * time.Minute)
+	if err := s.TouchToken(ctx, "b1", used); err != nil {
+		t.Fatalf("TouchToken: %v", err)
+	}
+	if err := s.TouchToken(ctx, "b1", base.Add(time.Minute)); err != nil {
+		t.Fatalf("TouchToken (earlier): %v", err)
+	}
+	if err := s.TouchToken(ctx, "zz", used); err != nil {
+		t.Errorf("TouchToken of an unknown hash: %v, want it ignored", err)
+	}
+	if tok, err := s.LookupToken(ctx, "b1"); err != nil || !tok.LastUsed.Equal(used) {
+		t.Errorf("LookupToken after use = %+v, %v; want last used %v", tok, err, used)
+	}
+
+	at := base.Add(3 * time.Minute)
+	for _, h := range []string{"a1", "b1"} {
+		rt, err := s.RevokeToken(ctx, h, at)
+		if err != nil || !rt.Revoked.Equal(at) || rt.State(at) != store.TokenRevoked {
+			t.Errorf("RevokeToken(%s) = %+v, %v; want revoked at %v", h, rt, err, at)
+		}
+	}
+	if rt, err := s.RevokeToken(ctx, "a1", at.Add(time.Hour)); err != nil || !rt.Revoked.Equal(at) {
+		t.Errorf("a second RevokeToken = %+v, %v; want the first time kept", rt, err)
+	}
+	if _, err := s.RevokeToken(ctx, "zz", at); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("RevokeToken of an unknown hash: %v, want ErrNotFound", err)
+	}
+	if ok, err := s.HasTokens(ctx); err != nil || !ok {
+		t.Errorf("HasTokens with every token revoked = %v, %v; want true (access control stays on)", ok, err)
+	}
+	if tok, err := s.LookupToken(ctx, "b1"); err != nil || tok.State(at) != store.TokenRevoked || !tok.LastUsed.Equal(used) {
+		t.Errorf("LookupToken of a revoked token = %+v, %v; want it, revoked", tok, err)
+	}
+	if got, err := s.ListTokens(ctx); err != nil || len(got) != 2 {
+		t.Errorf("ListTokens after revoking = %d tokens, %v; want both kept", len(got), err)
+	}
+}
+
+// testListClusters: every cluster with a saved epoch, by name, with its
+// latest epoch and when it was saved.
+func testListClusters(t *testing.T, s Store) {
+	ctx := t.Context()
+	if got, err := s.ListClusters(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("ListClusters on empty = %v, %v; want none", got, err)
+	}
+	save := func(cluster string, ep, prev int64, at time.Time) {
+		t.Helper()
+		r := rec(cluster, ep, "h")
+		r.CreatedAt = at
+		if _, _, err := s.SaveEpoch(ctx, r, prev); err != nil {
+			t.Fatalf("SaveEpoch(%s, %d): %v", cluster, ep, err)
+		}
+	}
+	save("zeta", 1, 0, base)
+	save("alpha", 1, 0, base)
+	save("alpha", 3, 1, base.Add(time.Second))
+	got, err := s.ListClusters(ctx)
+	if err != nil {
+		t.Fatalf("ListClusters: %v", err)
+	}
+	want := []store.ClusterInfo{{Name: "alpha", LastEpoch: 3, Updated: base.Add(time.Second)}, {Name: "zeta", LastEpoch: 1, Updated: base}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ListClusters (-want +got):\n%s", diff)
 	}
 }

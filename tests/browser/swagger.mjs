@@ -2,12 +2,15 @@
 // POST /v1/solve and POST /v1/clusters/{cluster}/epochs it opens the
 // operation, clicks "Try it out", keeps the example body the UI offers,
 // clicks "Execute", and checks that the rendered answer is a 200. It
-// saves a screenshot of each answer as rendered.
+// saves a screenshot of each answer as rendered. With TOKEN, it first
+// pastes the token, exactly as `flexd token create` printed it, into the
+// Authorize dialog, as an operator would: the server then refuses
+// requests without it, so the 200s show the pasted token works.
 //
-// Usage: node swagger.mjs BASE_URL SCREENSHOT_DIR
+// Usage: node swagger.mjs BASE_URL SCREENSHOT_DIR [TOKEN]
 import { chromium } from "playwright-core";
 
-const [base, shots] = process.argv.slice(2);
+const [base, shots, token] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu"],
@@ -16,6 +19,14 @@ let failed = 0;
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
   await page.goto(`${base}/swagger/`);
+  if (token) {
+    await page.locator(".auth-wrapper .btn.authorize").first().click();
+    const dialog = page.locator(".modal-ux");
+    await dialog.locator('input[aria-label="auth-bearer-value"]').fill(token);
+    await dialog.locator("button.modal-btn.auth.authorize").click();
+    await dialog.locator("button.modal-btn.auth.btn-done").click();
+    console.log("authorized with the token as printed");
+  }
   for (const { id, cluster, shot } of [
     { id: "operations-solve-solve", shot: "swagger-solve.png" },
     { id: "operations-epochs-decideEpoch", cluster: "swagger-demo", shot: "swagger-epoch.png" },

@@ -16,11 +16,13 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/getkin/kin-openapi/openapi2"
 	"github.com/getkin/kin-openapi/openapi2conv"
@@ -65,6 +67,10 @@ func run(httpapiDir, examplesDir, out string) error {
 		}
 		examples[op] = v
 	}
+	answers, err := readAnswers(filepath.Join(examplesDir, "answers"))
+	if err != nil {
+		return err
+	}
 	tmp, err := os.MkdirTemp("", "flexd-swag-")
 	if err != nil {
 		return fmt.Errorf("making a temporary directory: %w", err)
@@ -83,6 +89,10 @@ func run(httpapiDir, examplesDir, out string) error {
 		// httpapi imports: POST /v1/plan/slot-config takes and answers
 		// package plan's types, shared with the CLI.
 		"--parseDependencyLevel", "1",
+		// Schemas are named after their Go types alone (EpochRequest,
+		// SlotConfigResponse), not package-qualified: the names generated
+		// clients give their types.
+		"--useStructName",
 	)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -92,7 +102,7 @@ func run(httpapiDir, examplesDir, out string) error {
 	if err != nil {
 		return fmt.Errorf("reading swag's output: %w", err)
 	}
-	y, err := Convert(v2, examples)
+	y, err := Convert(v2, examples, answers)
 	if err != nil {
 		return err
 	}
@@ -102,12 +112,46 @@ func run(httpapiDir, examplesDir, out string) error {
 	return nil
 }
 
-// problemRef is the schema swag names for httpapi.Problem.
-const problemRef = "#/components/schemas/httpapi.Problem"
+// problemRef is the schema swag names for httpapi.Problem (--useStructName).
+const problemRef = "#/components/schemas/Problem"
+
+// readAnswers reads the golden answers of examples/answers (written and
+// checked by api's TestResponseExamples): OPERATION.STATUS.json, or .jsonl
+// for a JSON Lines answer (kept as text), keyed "OPERATION STATUS".
+func readAnswers(dir string) (map[string]any, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the golden answers: %w", err)
+	}
+	answers := map[string]any{}
+	for _, e := range entries {
+		name := e.Name()
+		ext := filepath.Ext(name)
+		op, status, ok := strings.Cut(strings.TrimSuffix(name, ext), ".")
+		if e.IsDir() || !ok || (ext != ".json" && ext != ".jsonl") {
+			return nil, fmt.Errorf("%s/%s: want OPERATION.STATUS.json or .jsonl", dir, name)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("reading a golden answer: %w", err)
+		}
+		if ext == ".jsonl" {
+			answers[op+" "+status] = string(b)
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(b, &v); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", dir, name, err)
+		}
+		answers[op+" "+status] = v
+	}
+	return answers, nil
+}
 
 // Convert turns swag's Swagger 2.0 JSON into the OpenAPI 3 YAML flexd
-// commits; examples, by operationId, become the request bodies' examples.
-func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
+// commits; examples, by operationId, become the request bodies' examples,
+// and answers, by "operationId status", the responses' examples.
+func Convert(v2 []byte, examples, answers map[string]any) ([]byte, error) {
 	var doc2 openapi2.T
 	if err := json.Unmarshal(v2, &doc2); err != nil {
 		return nil, fmt.Errorf("decoding Swagger 2.0: %w", err)
@@ -117,6 +161,7 @@ func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
 		return nil, fmt.Errorf("converting to OpenAPI 3: %w", err)
 	}
 	fixup(doc3)
+	pathExamples(doc3, examples["decideEpoch"])
 	for _, path := range doc3.Paths.InMatchingOrder() {
 		for _, op := range doc3.Paths.Value(path).Operations() {
 			ex, ok := examples[op.OperationID]
@@ -127,6 +172,9 @@ func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
 				mt.Example = ex
 			}
 		}
+	}
+	if err := responseExamples(doc3, answers); err != nil {
+		return nil, err
 	}
 	if err := doc3.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("the converted spec is invalid: %w", err)
@@ -144,6 +192,41 @@ func Convert(v2 []byte, examples map[string]any) ([]byte, error) {
 	return append([]byte(header), y...), nil
 }
 
+// problemDetails are the example details of each error status: what the
+// server says in that case (httpapi's errors), so that the Swagger UI
+// shows each status's own body rather than the schema's one example.
+var problemDetails = map[int]string{
+	400: "malformed JSON: unexpected end of JSON input",
+	401: "a valid bearer token is required",
+	403: "this operation needs an admin token; a cluster token sees only its own cluster",
+	404: "no such resource",
+	409: "this epoch is stored with a different request, or is below the cluster's latest epoch",
+	413: "the body is over the limit of 8388608 bytes",
+	415: "Content-Type is missing: send the body as application/json",
+	422: "the request breaks 1 rule(s)",
+	429: "over this token's rate limit; retry later",
+	503: "history is unavailable for now (the database is away and the local spool cannot take more); retry shortly",
+	504: "the request took longer than the server's timeout",
+}
+
+// problemExample is the example problem+json body of status on path.
+func problemExample(status int, path string) map[string]any {
+	ex := map[string]any{
+		"type":       "about:blank",
+		"title":      http.StatusText(status),
+		"status":     status,
+		"instance":   strings.ReplaceAll(path, "{cluster}", "c1"),
+		"request_id": "0193a1b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b",
+	}
+	if d, ok := problemDetails[status]; ok {
+		ex["detail"] = d
+	}
+	if status == 422 {
+		ex["errors"] = []any{map[string]any{"field": "jobs[0].max", "message": "must be at least 1"}}
+	}
+	return ex
+}
+
 // publicOperations answer without a token: the probes and the spec.
 var publicOperations = []string{"health", "ready", "getOpenAPI"}
 
@@ -154,6 +237,7 @@ var publicOperations = []string{"health", "ready", "getOpenAPI"}
 // "Bearer " typed before it in the Swagger UI), required at the root, and
 // the public operations say they need none.
 func fixup(doc *openapi3.T) {
+	doubles(doc)
 	if doc.Components != nil {
 		if ref, ok := doc.Components.SecuritySchemes["BearerAuth"]; ok && ref.Value != nil {
 			ref.Value = openapi3.NewJWTSecurityScheme()
@@ -191,10 +275,134 @@ func fixup(doc *openapi3.T) {
 					media := resp.Value.Content[mt]
 					if media.Schema != nil && media.Schema.Ref == problemRef {
 						delete(resp.Value.Content, mt)
+						media.Example = problemExample(status, path)
 						resp.Value.Content["application/problem+json"] = media
 					}
 				}
 			}
 		}
 	}
+}
+
+// doubles gives every number schema format double: flexd's numbers are Go
+// float64s (times on the caller's clock need all 53 bits), and a number
+// without a format is a 32-bit float to client generators (oapi-codegen's
+// float32, Java's Float). swag writes either nothing or the non-standard
+// "float64".
+func doubles(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(ref *openapi3.SchemaRef)
+	walk = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Ref != "" || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if s.Type.Is(openapi3.TypeNumber) && (s.Format == "" || s.Format == "float64") {
+			s.Format = "double"
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
+			walk(s.Properties[name])
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties.Schema)
+		walk(s.Not)
+		for _, list := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, r := range list {
+				walk(r)
+			}
+		}
+	}
+	if doc.Components != nil {
+		for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+			walk(doc.Components.Schemas[name])
+		}
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			for _, p := range op.Parameters {
+				if p.Value != nil {
+					walk(p.Value.Schema)
+				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Value != nil {
+				for _, mt := range op.RequestBody.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+			if op.Responses == nil {
+				continue
+			}
+			for _, resp := range op.Responses.Map() {
+				if resp.Value != nil {
+					for _, mt := range resp.Value.Content {
+						walk(mt.Schema)
+					}
+				}
+			}
+		}
+	}
+}
+
+// exampleCluster is the cluster the path examples name.
+const exampleCluster = "c1"
+
+// pathExamples gives the path parameters the examples a tool replaying the
+// spec needs to build a URL (Dredd, the Swagger UI's Try it out): the
+// cluster c1, and the epoch of the example epoch body, so that the
+// example paths read what the example POST stored.
+func pathExamples(doc *openapi3.T, epochExample any) {
+	var epoch any
+	if m, ok := epochExample.(map[string]any); ok {
+		epoch = m["epoch"]
+	}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		item := doc.Paths.Value(path)
+		for _, op := range item.Operations() {
+			for _, p := range op.Parameters {
+				if p.Value == nil || p.Value.In != openapi3.ParameterInPath || p.Value.Example != nil {
+					continue
+				}
+				switch p.Value.Name {
+				case "cluster":
+					p.Value.Example = exampleCluster
+				case "epoch":
+					if epoch != nil {
+						p.Value.Example = epoch
+					}
+				}
+			}
+		}
+	}
+}
+
+// responseExamples makes each golden answer the example of its response,
+// and fails on an answer of no declared response (a renamed operation, a
+// status no longer declared).
+func responseExamples(doc *openapi3.T, answers map[string]any) error {
+	used := map[string]bool{}
+	for _, path := range doc.Paths.InMatchingOrder() {
+		for _, op := range doc.Paths.Value(path).Operations() {
+			if op.Responses == nil {
+				continue
+			}
+			for code, resp := range op.Responses.Map() {
+				key := op.OperationID + " " + code
+				ex, ok := answers[key]
+				if !ok || resp.Value == nil {
+					continue
+				}
+				used[key] = true
+				for _, mt := range resp.Value.Content {
+					mt.Example = ex
+				}
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(answers)) {
+		if !used[key] {
+			return fmt.Errorf("the golden answer %q is of no declared response", key)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,99 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/flexd/flexd/penalty"
+)
+
+// deadlineProblem draws n jobs on 10 n slots in the shape of the FLEX 4.1
+// generator (minima from a quarter of the slots, deadlines and three SLA
+// steps within the time the whole work takes): enough jobs late that the
+// searches over on-time sets and SLA targets have something to do.
+func deadlineProblem(rng *rand.Rand, n int, m penalty.Metric) Problem {
+	slots := 10 * n
+	p := Problem{Slots: slots, Metric: m}
+	total := 0.0
+	for k := range n {
+		mn := 1 + rng.IntN(max(1, slots/(4*n)))
+		mx := mn + rng.IntN(slots/2)
+		w := 1 + rng.Float64()*100
+		if rng.IntN(5) < 4 {
+			w /= 10 // small jobs
+		}
+		total += w
+		p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("j%03d", k), Min: mn, Max: mx, Work: w, Weight: rng.Float64()})
+	}
+	horizon := total / float64(slots)
+	for k := range p.Jobs {
+		p.Jobs[k].Deadline, p.Jobs[k].HasDeadline = rng.Float64()*horizon, true
+		ds := []float64{rng.Float64() * horizon, rng.Float64() * horizon, rng.Float64() * horizon}
+		slices.Sort(ds)
+		ps := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+		slices.Sort(ps)
+		for x := range ds {
+			p.Jobs[k].SLA = append(p.Jobs[k].SLA, penalty.Step{Deadline: ds[x] + float64(x)*1e-9, Penalty: ps[x]})
+		}
+	}
+	return p
+}
+
+// TestExchangeSearchesScoreWhatTheyReturn: swapSearch (sums of tardy jobs)
+// and levelSearch (SLA cost) score their moves incrementally (estimates
+// from the incumbent's recorded run, confirmed by resuming it); the order
+// each returns must be a permutation whose full MPS score is the score it
+// reports, and no worse than the order it started from.
+func TestExchangeSearchesScoreWhatTheyReturn(t *testing.T) {
+	for _, c := range []struct {
+		metric penalty.Metric
+		search func(ev *evaluator, start []int, back []int) ([]int, score, int)
+	}{
+		{penalty.WeightedTardyJobs, func(ev *evaluator, start, back []int) ([]int, score, int) {
+			return ev.swapSearch(ev.onTimeSet(start), sortedBy(len(start), ev.in.reachableDue), back, 5000)
+		}},
+		{penalty.TardyJobs, func(ev *evaluator, start, back []int) ([]int, score, int) {
+			return ev.swapSearch(ev.onTimeSet(start), sortedBy(len(start), ev.in.reachableDue), back, 5000)
+		}},
+		{penalty.SLACost, func(ev *evaluator, start, back []int) ([]int, score, int) {
+			return ev.levelSearch(start, back, 5000)
+		}},
+	} {
+		t.Run(string(c.metric), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, 11))
+			moved := 0
+			for i := range 12 {
+				p := deadlineProblem(rng, 30+rng.IntN(50), c.metric)
+				in, err := newInstance(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ev := newEvaluator(in)
+				n := len(in.jobs)
+				start := sortedBy(n, in.reachableDue)
+				s0 := ev.score(start)
+				back := sortedBy(n, func(k int) float64 { return -in.stake(k) })
+				got, s, _ := c.search(ev, start, back)
+				if sorted := slices.Sorted(slices.Values(got)); !slices.Equal(sorted, sortedBy(n, func(k int) float64 { return float64(k) })) {
+					t.Fatalf("instance %d: %v is not a permutation", i, got)
+				}
+				if full := ev.score(got); cmpTol(full.value, s.value) != 0 {
+					t.Errorf("instance %d: reported %v, full schedule scores %v", i, s.value, full.value)
+				}
+				if cmpTol(s.value, s0.value) > 0 {
+					t.Errorf("instance %d: %v from a start of %v", i, s.value, s0.value)
+				}
+				if s.less(s0) {
+					moved++
+				}
+			}
+			// The searches must do something on these instances, or the
+			// test checks nothing.
+			if moved < 6 {
+				t.Errorf("improved on %d of 12 instances, want at least 6", moved)
+			}
+		})
+	}
+}
