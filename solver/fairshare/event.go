@@ -132,7 +132,7 @@ func planScan(jobs []Job, total int, now float64) mps.Plan {
 		// From here on, as planRecompute: the interval lasts until the first
 		// live job with slots completes (dt, from round). Each job's
 		// quotient is kept for the test of who completes with it.
-		dt := rd.round(al, sh, q, live, remaining, right, total)
+		dt := rd.round(al, sh, q, live, remaining, right, total, int(wl.sumMax))
 		cut := dt * (1 + CompletionTolerance)
 		screen := cut * (1 + 1e-12)
 		// completes is planRecompute's test remaining/slots <= cut, with the
@@ -538,9 +538,11 @@ func newRounding(jobs []Job) *rounding {
 // or -1 where a product showed it above dt without dividing
 // (remaining > dt*slots*(1+1e-12): the roundings are about 1e-16 each).
 // Doing it here, where each job's final slots are known, saves a pass.
-func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []float64, r float64, total int) (dt float64) {
+//
+// sumMax is the live jobs' sum of Max (the waterline keeps it).
+func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []float64, r float64, total, sumMax int) (dt float64) {
 	jobs := rd.jobs
-	sum, sumMax, above := 0, 0, 0
+	sum, above := 0, 0
 	lo, hi := rd.cut-rd.width, rd.cut+rd.width
 	cand := rd.cand[:0]
 	dt = math.Inf(1)
@@ -562,11 +564,12 @@ func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []flo
 			s = mx
 		}
 		sh[k] = s
-		sumMax += int(mx)
-		o := int(s)
+		// s >= 0: its floor is o, and o < Max exactly when s < Max.
+		f := math.Floor(s)
+		o := int(f)
 		sum += o
-		if float64(o) < mx {
-			switch d := s - float64(o); {
+		if s < mx {
+			switch d := s - f; {
 			case d > hi:
 				o++
 				above++
