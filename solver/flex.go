@@ -59,8 +59,10 @@ const (
 	dueTardyEvaluations = 2_500
 	dueTaperJobs        = 200
 	// criticalEvaluations is the budget of criticalSearch (maxima past
-	// maxExhaustiveSearchJobs): at J = 200 it converges within 200
-	// schedules on the committed reference sets.
+	// maxExhaustiveSearchJobs) up to dueTaperJobs jobs: at J = 200 it
+	// converges within 200 schedules on the committed reference sets.
+	// Past dueTaperJobs it falls as 1/J^2 (criticalBudget), so that a
+	// J = 1,000 solve stays in milliseconds.
 	criticalEvaluations = 400
 	// maxExhaustiveSearchJobs is the largest J at which sums of deadline
 	// penalties use the J = 10 search (improve: every insertion and swap,
@@ -160,7 +162,7 @@ func (Flex) Solve(p Problem) (Result, error) {
 				// is less than one pass of its neighbourhoods; moves of
 				// the job that attains the maximum converge in a few
 				// hundred schedules (docs/solver-at-scale.md).
-				o, s, _ := ev.criticalSearch(improved.o.order, improved.s, criticalEvaluations*max(DefaultEffort, p.Options.Effort))
+				o, s, _ := ev.criticalSearch(improved.o.order, improved.s, criticalBudget(n)*max(DefaultEffort, p.Options.Effort))
 				if s.less(improved.s) {
 					improved = scoredOrder{ordering{strings.TrimSuffix(improved.o.scheme, "+critical") + "+critical", o}, s}
 				}
@@ -215,6 +217,16 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		budget = min(budget*plateauSearchFactor, plateauSearchPasses*n*n)
 	}
 	return budget
+}
+
+// criticalBudget is criticalSearch's budget for n jobs: criticalEvaluations
+// up to dueTaperJobs, falling as 1/J^2 past it (16 schedules at J = 1,000).
+func criticalBudget(n int) int {
+	if n <= dueTaperJobs {
+		return criticalEvaluations
+	}
+	f := float64(dueTaperJobs) / float64(n)
+	return max(minSearchEvaluations, int(criticalEvaluations*f*f))
 }
 
 // scoredOrder is a candidate order with its MPS score.
