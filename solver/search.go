@@ -421,7 +421,7 @@ const searchWindow = 3
 // tardy jobs: a late job comes into the front while one front job goes out;
 // failing any, a late job comes in while two front jobs due before it and
 // worth less together go out; failing any, two late jobs come in for one
-// front job worth less than the two. Single flips, all split search has,
+// front job due before either and worth less than the two. Single flips, all split search has,
 // cannot make such an exchange when the incoming job fits only once another
 // leaves: each half alone is worse. On the FLEX 4.1 base case at J = 100
 // (instance 9 of the committed reference set) split search stops at a
@@ -461,8 +461,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		// Recording the incumbent again gives each job's penalty in it
-		// (basePen); a plain score would overwrite the recording the
-		// moves' estimates resume from.
+		// (basePen) and a fresh recording for the moves' estimates.
 		inc.record()
 		inc.full++
 		late = late[:0]
@@ -614,8 +613,6 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 	}
 	return best, bestS, spent
 }
-
-var levelILS = false
 
 // levels is levelSearch's state: each job's target step and what bounds it.
 type levels struct {
