@@ -54,8 +54,9 @@ const (
 	dueEvaluationsJobs = 100.0
 	// dueTardyEvaluations replaces dueEvaluations on sums of tardy jobs
 	// alone, where the exchanges of swapSearch converge in about half of
-	// it: at J = 100 the whole default budget took 42 ms and found no
-	// better orders on the committed reference sets than half of it.
+	// it: on the committed reference sets at J = 100 the whole budget
+	// found one tardy job fewer on one instance of fifteen and otherwise
+	// the same answers, at 1.6 times the time.
 	dueTardyEvaluations = 2_500
 	dueTaperJobs        = 200
 	// criticalEvaluations is the budget of criticalSearch (maxima past
