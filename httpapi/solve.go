@@ -570,9 +570,8 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The answer is written straight from the result (appendSolveAnswer:
-	// the bytes json.Marshal writes for Solve's SolveResponse), sized
-	// about by the body it answers.
-	out, err := appendSolveAnswer(make([]byte, 0, len(body)+4096), res, p.Options.Explain, elapsed, planOf(opts))
+	// the bytes json.Marshal writes for Solve's SolveResponse).
+	out, err := appendSolveAnswer(make([]byte, 0, answerSizeHint(&res)), res, p.Options.Explain, elapsed, planOf(opts))
 	if err != nil {
 		s.problem(w, r, err)
 		return

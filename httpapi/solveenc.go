@@ -117,6 +117,26 @@ func appendSolveAnswer(b []byte, res solver.Result, explain bool, elapsed time.D
 	return append(b, '}'), nil
 }
 
+// answerSizeHint is about the size of res's delta answer, so that
+// appendSolveAnswer's buffer grows at most once: per job its allocation,
+// completion and place in the order, per change and interval their
+// members, each id counted with its quotes.
+func answerSizeHint(res *solver.Result) int {
+	ids := 0
+	for _, a := range res.Allocations {
+		ids += len(a.ID) + 2
+	}
+	n := 1024 + 3*ids + 64*len(res.Allocations) + 64*len(res.Plan.Intervals)
+	if len(res.Allocations) > 0 {
+		changes := 0
+		for _, iv := range res.Plan.Intervals {
+			changes += len(iv.Changes)
+		}
+		n += changes * (ids/len(res.Allocations) + 8)
+	}
+	return n
+}
+
 // appendPlan appends newPlan(*pl, ids, enc) as json.Marshal writes it.
 func appendPlan(b []byte, pl *solver.Plan, ids []string, byID, rank []int32, enc string) []byte {
 	if enc == planDense {
