@@ -597,13 +597,21 @@ func (p *Packer) next() (at float64, fromMins bool) {
 // by Work/Min, ties by job, with a radix sort of the (positive) times'
 // bits, stable from job order.
 func (p *Packer) sortMins(in Input) {
+	n := 0
+	for _, lo := range in.Min {
+		if lo > 0 {
+			n++
+		}
+	}
+	if cap(p.mins) < n {
+		p.mins = make([]minEntry, 0, n)
+	}
 	p.mins = p.mins[:0]
 	for j, lo := range in.Min {
 		if lo > 0 {
 			p.mins = append(p.mins, minEntry{at: in.Work[j] / float64(lo), job: int32(j)})
 		}
 	}
-	n := len(p.mins)
 	if n < 2 {
 		return
 	}
