@@ -27,7 +27,26 @@ func decodeStrict(body []byte, v any) error { return decodeStrictLimited(body, v
 // maxItems ("jobs", "tasks") may hold at most that many elements: the
 // walk stops at the first element past the limit (422 naming the path),
 // before anything is decoded.
+//
+// The walk's fast path (strictScan) reads bytes instead of tokens: when it
+// finds nothing the walk would and the decode then succeeds, that is the
+// answer; otherwise v is zeroed and the walk and decode run as before, so
+// every error stays theirs.
 func decodeStrictLimited(body []byte, v any, maxItems map[string]int) error {
+	if strictScan(body, reflect.TypeOf(v), maxItems) {
+		if decodeOnce(body, v) {
+			return nil
+		}
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv.Elem().SetZero()
+		}
+	}
+	return decodeStrictWalk(body, v, maxItems)
+}
+
+// decodeStrictWalk is decodeStrictLimited without its fast path: the
+// token walk, then the decode.
+func decodeStrictWalk(body []byte, v any, maxItems map[string]int) error {
 	pre := walker{dec: json.NewDecoder(bytes.NewReader(body)), strict: true, maxItems: maxItems}
 	pre.dec.UseNumber()
 	pre.value(reflect.TypeOf(v), "")
@@ -63,6 +82,19 @@ func decodeStrictLimited(body []byte, v any, maxItems map[string]int) error {
 		return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema", fields: []FieldProblem{fp}}
 	}
 	return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema: " + err.Error()}
+}
+
+// decodeOnce decodes body into v as decodeStrictLimited's slow path does
+// (unknown fields refused, nothing after the value) and reports whether
+// that succeeded.
+func decodeOnce(body []byte, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if dec.Decode(v) != nil {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 // readBody reads the whole (already size-limited) body, into a buffer of

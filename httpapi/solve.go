@@ -248,25 +248,38 @@ func Solve(p solver.Problem, opts SolveOptions) (SolveResponse, error) {
 
 // solveWith is Solve with the policy registry given (Config.Policies).
 func solveWith(lookup func(string) (solver.Solver, bool), p solver.Problem, opts SolveOptions) (SolveResponse, error) {
+	res, elapsed, err := solveRun(lookup, p, opts)
+	if err != nil {
+		return SolveResponse{}, err
+	}
+	resp := newSolveResponse(res, p.Options.Explain, elapsed, planOf(opts))
+	if err := checkFinite(&resp); err != nil {
+		return SolveResponse{}, err
+	}
+	return resp, nil
+}
+
+// solveRun runs the named policy on p, timing the solve.
+func solveRun(lookup func(string) (solver.Solver, bool), p solver.Problem, opts SolveOptions) (solver.Result, time.Duration, error) {
 	pol, ok := lookup(opts.Policy)
 	if !ok {
-		return SolveResponse{}, &solver.ValidationError{Problems: []solver.FieldError{{Field: "policy", Message: fmt.Sprintf("unknown policy %q", opts.Policy)}}}
+		return solver.Result{}, 0, &solver.ValidationError{Problems: []solver.FieldError{{Field: "policy", Message: fmt.Sprintf("unknown policy %q", opts.Policy)}}}
 	}
 	start := time.Now()
 	res, err := pol.Solve(p)
 	elapsed := time.Since(start)
 	if err != nil {
-		return SolveResponse{}, fmt.Errorf("policy %s: %w", pol.Name(), err)
+		return solver.Result{}, 0, fmt.Errorf("policy %s: %w", pol.Name(), err)
 	}
-	enc := opts.Plan
-	if enc == "" {
-		enc = planDelta
+	return res, elapsed, nil
+}
+
+// planOf is the plan encoding opts ask for, delta when they name none.
+func planOf(opts SolveOptions) string {
+	if opts.Plan == "" {
+		return planDelta
 	}
-	resp := newSolveResponse(res, p.Options.Explain, elapsed, enc)
-	if err := checkFinite(&resp); err != nil {
-		return SolveResponse{}, err
-	}
-	return resp, nil
+	return opts.Plan
 }
 
 // NewSolveResponse converts a solver result to the wire form, its plan in
@@ -551,13 +564,20 @@ func (s *Server) solve(w http.ResponseWriter, r *http.Request) {
 	// A solve past the request's deadline stops (the exhaustive
 	// "optimal" checks it) instead of working on for nobody.
 	p.Options.Cancel = r.Context().Done()
-	resp, err := solveWith(s.cfg.Policies, p, opts)
+	res, elapsed, err := solveRun(s.cfg.Policies, p, opts)
 	if err != nil {
 		s.problem(w, r, err)
 		return
 	}
-	s.metrics.solveSeconds.WithLabelValues(resp.Policy, "solve").Observe(float64(resp.SolveMicros) / 1e6)
-	s.writeJSON(w, r, http.StatusOK, "application/json", resp)
+	// The answer is written straight from the result (appendSolveAnswer:
+	// the bytes json.Marshal writes for Solve's SolveResponse).
+	out, err := appendSolveAnswer(make([]byte, 0, answerSizeHint(&res)), res, p.Options.Explain, elapsed, planOf(opts))
+	if err != nil {
+		s.problem(w, r, err)
+		return
+	}
+	s.metrics.solveSeconds.WithLabelValues(res.Policy, "solve").Observe(float64(elapsed.Microseconds()) / 1e6)
+	s.writeRaw(w, r, http.StatusOK, "application/json", out)
 }
 
 // solvePlan combines /v1/solve's ?plan= with the body's plan member (body,

@@ -35,6 +35,8 @@ func BenchmarkSolve(b *testing.B) {
 		{"flex", penalty.WeightedTardyJobs, 1000, 10000},
 		{"flex", penalty.SLACost, 1000, 10000},
 		{"flex", penalty.AvgResponseTime, 10000, 100000},
+		{"flex", penalty.AvgResponseTime, 100000, 1000000},
+		{"flex", penalty.MaxStretch, 100000, 1000000},
 		{"fair", penalty.AvgResponseTime, 1000, 10000},
 		{"fair", penalty.AvgResponseTime, 10000, 100000},
 		{"fifo", penalty.AvgResponseTime, 10000, 100000},

@@ -635,7 +635,7 @@ func (in *instance) penaltyAt(k, s int) float64 {
 	if s > 0 {
 		c = in.now + in.work[k]/float64(s)
 	}
-	v := in.metrics[k].Of(in.pj[k], c)
+	v := in.fn[k].At(c) // in.metrics[k].Of(in.pj[k], c), resolved once
 	if math.IsNaN(v) {
 		// 0 * Inf: a job of weight 0 costs nothing, even never finishing.
 		return 0

@@ -3,7 +3,6 @@ package solver
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,7 +220,6 @@ func newInstance(p Problem) (*instance, error) {
 	in := &instance{
 		p: p, slots: p.Slots, now: p.Now,
 		jobs:       make([]Job, n),
-		orig:       make([]int, n),
 		metric:     p.Metric,
 		metrics:    make([]penalty.Metric, n),
 		pj:         make([]penalty.Job, n),
@@ -232,10 +230,7 @@ func newInstance(p Problem) (*instance, error) {
 		normalized: make([]bool, n),
 		demandCap:  make([]bool, n),
 	}
-	for i := range in.orig {
-		in.orig[i] = i
-	}
-	slices.SortFunc(in.orig, func(a, b int) int { return strings.Compare(p.Jobs[a].ID, p.Jobs[b].ID) })
+	in.orig = sortedByID(n, func(i int) string { return p.Jobs[i].ID })
 	if in.metric == "" {
 		in.metric = penalty.AvgResponseTime
 	}

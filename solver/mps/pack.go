@@ -75,13 +75,24 @@ func Pack(in Input, order []int) Plan {
 // each by one MPS run. A Packer is not safe for concurrent use; give each
 // goroutine its own.
 type Packer struct {
-	jobs  []jobState
-	heap  []heapEntry
-	order []int // the current run's order (borrowed, not retained after return)
-	ptr   int   // slack boundary: position in order of the partially topped-up job
-	slack int   // S - sum(Min of live jobs)
-	used  int   // sum(Max-Min) over live jobs at positions before ptr
-	in    Input // the current run's input (borrowed, not retained after return)
+	jobs []jobState
+	heap []heapEntry
+	// mins lists every job with a positive minimum by its completion at
+	// that minimum from the start (Work/Min), earliest first: a job holds
+	// its minimum until the slack boundary reaches it, so until then its
+	// projected completion is that entry and it stays out of the heap.
+	// The entry counts while the job is live and not in the heap; mcur is
+	// the first entry not yet passed. Sorted once per Bind (per run
+	// otherwise), it keeps the heap to the jobs above their minima, which
+	// at J = 100,000 is what made a schedule cost cache misses.
+	mins    []minEntry
+	mcur    int
+	minsTmp []minEntry
+	order   []int // the current run's order (borrowed, not retained after return)
+	ptr     int   // slack boundary: position in order of the partially topped-up job
+	slack   int   // S - sum(Min of live jobs)
+	used    int   // sum(Max-Min) over live jobs at positions before ptr
+	in      Input // the current run's input (borrowed, not retained after return)
 
 	// Recording state, used by Pack only.
 	rec bool
@@ -127,6 +138,12 @@ type jobState struct {
 	pos   int32   // position in the priority order
 	live  bool
 	dirty bool // listed in Packer.dirty
+}
+
+// minEntry is a job's completion at its minimum from the start.
+type minEntry struct {
+	at  float64
+	job int32
 }
 
 // heapEntry is a projected completion. The heap orders entries by at, then
@@ -182,6 +199,7 @@ func (p *Packer) Completions(in Input, order []int, out []float64) {
 // as Completions does.
 func (p *Packer) Bind(in Input) {
 	p.check(in)
+	p.sortMins(in)
 	p.boundIn = in
 	p.bound = true
 	p.recOrder = p.recOrder[:0]
@@ -228,12 +246,12 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64) 
 		p.snapshot(ev, live, t)
 	}
 	for live > 0 {
-		if len(p.heap) == 0 {
+		at, fromMins := p.next()
+		if !fromMins && len(p.heap) == 0 {
 			// Unreachable for valid input: Max >= 1 and sum(Min) <= S give
 			// the first live job in the order at least one slot.
 			panic("mps: live jobs remain but none holds a slot (input not normalised)")
 		}
-		at := p.heap[0].at
 		if at < t {
 			at = t // rounding in lazy accounting; completion cannot precede the event
 		}
@@ -252,8 +270,18 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64) 
 		// zero-length interval is emitted and pending changes carry over.
 		p.events++
 		limit := t + CompletionTolerance*t
-		for len(p.heap) > 0 && p.heap[0].at <= limit {
-			j := p.pop()
+		for {
+			at, fromMins := p.next()
+			if (!fromMins && len(p.heap) == 0) || at > limit {
+				break
+			}
+			var j int32
+			if fromMins {
+				j = p.mins[p.mcur].job
+				p.mcur++
+			} else {
+				j = p.pop()
+			}
 			p.complete(j, t)
 			out[j] = in.Now + t
 			if p.estimating {
@@ -289,7 +317,9 @@ func (p *Packer) prepare(in Input, order []int) {
 	}
 	if !p.bound {
 		p.check(in)
+		p.sortMins(in)
 	}
+	p.mcur = 0
 	if cap(p.jobs) < n {
 		p.jobs = make([]jobState, n)
 		p.heap = make([]heapEntry, 0, n)
@@ -339,12 +369,13 @@ func (p *Packer) prepare(in Input, order []int) {
 	}
 	for j := range p.jobs {
 		js := &p.jobs[j]
-		if js.cur > 0 {
+		if js.cur > 0 && p.rec {
+			p.markDirty(int32(j))
+		}
+		// A job at its minimum is on the mins list.
+		if js.cur > 0 && js.cur != in.Min[j] {
 			js.hidx = int32(len(p.heap))
 			p.heap = append(p.heap, heapEntry{at: js.rem / float64(js.cur), pos: js.pos, job: int32(j)})
-			if p.rec {
-				p.markDirty(int32(j))
-			}
 		}
 	}
 	for i := (len(p.heap) - 2) / heapArity; i >= 0; i-- {
@@ -530,6 +561,91 @@ func (p *Packer) down(i int) {
 		}
 		p.swap(i, c)
 		i = c
+	}
+}
+
+// next returns the earliest projected completion, from the heap or the
+// mins list (fromMins), passing the list's entries that no longer count.
+// With both empty it returns fromMins false and the heap empty. Between
+// equal times the heap and the list are ordered by priority, as the heap
+// orders its own; jobs due at equal times complete in one event anyway.
+func (p *Packer) next() (at float64, fromMins bool) {
+	for p.mcur < len(p.mins) {
+		js := &p.jobs[p.mins[p.mcur].job]
+		if js.live && js.hidx < 0 {
+			break
+		}
+		p.mcur++
+	}
+	if p.mcur == len(p.mins) {
+		if len(p.heap) == 0 {
+			return 0, false
+		}
+		return p.heap[0].at, false
+	}
+	m := &p.mins[p.mcur]
+	if len(p.heap) > 0 {
+		h := &p.heap[0]
+		if h.at < m.at || (h.at == m.at && h.pos < p.jobs[m.job].pos) {
+			return h.at, false
+		}
+	}
+	return m.at, true
+}
+
+// sortMins builds the mins list of in: every job with a positive minimum
+// by Work/Min, ties by job, with a radix sort of the (positive) times'
+// bits, stable from job order.
+func (p *Packer) sortMins(in Input) {
+	n := 0
+	for _, lo := range in.Min {
+		if lo > 0 {
+			n++
+		}
+	}
+	if cap(p.mins) < n {
+		p.mins = make([]minEntry, 0, n)
+	}
+	p.mins = p.mins[:0]
+	for j, lo := range in.Min {
+		if lo > 0 {
+			p.mins = append(p.mins, minEntry{at: in.Work[j] / float64(lo), job: int32(j)})
+		}
+	}
+	if n < 2 {
+		return
+	}
+	if n < 256 {
+		slices.SortStableFunc(p.mins, func(a, b minEntry) int { return cmp.Compare(a.at, b.at) })
+		return
+	}
+	if cap(p.minsTmp) < n {
+		p.minsTmp = make([]minEntry, n)
+	}
+	src, dst := p.mins, p.minsTmp[:n]
+	var count [256]int
+	for shift := uint(0); shift < 64; shift += 8 {
+		clear(count[:])
+		for _, e := range src {
+			count[(math.Float64bits(e.at)>>shift)&0xff]++
+		}
+		if count[(math.Float64bits(src[0].at)>>shift)&0xff] == n {
+			continue // every time shares this digit
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, e := range src {
+			d := (math.Float64bits(e.at) >> shift) & 0xff
+			dst[count[d]] = e
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &p.mins[0] {
+		copy(p.mins, src)
 	}
 }
 

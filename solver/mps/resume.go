@@ -36,6 +36,7 @@ type checkpoint struct {
 	t                float64
 	live             int
 	ptr, slack, used int
+	mcur             int
 	jobs             []jobState
 	heap             []heapEntry
 }
@@ -137,6 +138,7 @@ func (p *Packer) resume(order []int, k, m int, out []float64) {
 	}
 	p.in, p.order = in, order
 	p.ptr, p.slack, p.used = cp.ptr, cp.slack, cp.used
+	p.mcur = cp.mcur
 	p.startPtr = cp.ptr
 	p.loop(out, nil, cp.live, cp.t, cp.t)
 }
@@ -241,6 +243,7 @@ func (p *Packer) snapshot(ev, live int, t float64) {
 	}
 	cp.t, cp.live = t, live
 	cp.ptr, cp.slack, cp.used = p.ptr, p.slack, p.used
+	cp.mcur = p.mcur
 	cp.jobs = append(cp.jobs[:0], p.jobs...)
 	cp.heap = append(cp.heap[:0], p.heap...)
 }
