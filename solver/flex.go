@@ -210,6 +210,14 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		}
 		return min(plateauSearchPasses*n*n, max(minSearchEvaluations, int(e)))
 	}
+	if !plateau && n > searchJobEvaluations {
+		// Past searchJobEvaluations jobs the budget would be under one
+		// schedule; the minimum of minSearchEvaluations bought adjacent
+		// swaps at the head of the order that found nothing on the
+		// convex objectives at J = 10,000 and 100,000 and cost 40% of a
+		// J = 100,000 solve (docs/request-cost.md).
+		return 0
+	}
 	budget := min(maxSearchEvaluations, max(minSearchEvaluations, searchJobEvaluations/n))
 	if plateau && n <= maxPlateauBoostJobs {
 		// Step, tardiness and minimax objectives tie on plateaus where
