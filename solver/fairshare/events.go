@@ -2,6 +2,7 @@ package fairshare
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/flexd/flexd/solver/mps"
@@ -58,7 +59,7 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 		alive: make([]bool, n),
 		o:     make([]int, n), al: make([]int, n), cls: make([]int8, n),
 		ver: make([]uint32, n), winPos: make([]int32, n), livePos: make([]int32, n),
-		stamp: make([]uint32, n), prev: make([]int, n),
+		stamp: make([]uint32, n), prev: make([]int, n), dirty: make([]uint64, (n+63)/64),
 		delta: 1.0 / 64,
 	}
 	e.best.k = keep
@@ -105,21 +106,28 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 		// The interval's changes: the jobs touched since the last interval
 		// emitted and those that left, in ascending order as
 		// planRecompute lists them.
+		// A bitset over the job indexes lists them in order without a sort
+		// (sorting the touched jobs was a tenth of the plan at J = 10,000).
 		iv := mps.Interval{Start: t, End: end}
 		first := len(e.slab)
-		list := append(e.touched, gone...)
-		slices.Sort(list)
-		for i, j := range list {
-			if i > 0 && list[i-1] == j {
+		for _, j := range gone {
+			e.dirty[j>>6] |= 1 << (j & 63)
+		}
+		for wi, word := range e.dirty {
+			if word == 0 {
 				continue
 			}
-			cur := 0
-			if e.alive[j] {
-				cur = e.al[j]
-			}
-			if cur != e.prev[j] {
-				e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
-				e.prev[j] = cur
+			e.dirty[wi] = 0
+			for ; word != 0; word &= word - 1 {
+				j := int32(wi<<6 | bits.TrailingZeros64(word))
+				cur := 0
+				if e.alive[j] {
+					cur = e.al[j]
+				}
+				if cur != e.prev[j] {
+					e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
+					e.prev[j] = cur
+				}
 			}
 		}
 		if len(e.slab) > first {
@@ -129,7 +137,7 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 			copy(p.First, e.prev)
 		}
 		p.Intervals = append(p.Intervals, iv)
-		e.touched = list[:0]
+		e.touched = e.touched[:0]
 		e.epoch++
 		gone = gone[:0]
 
@@ -177,7 +185,8 @@ type evPlanner struct {
 	ver  []uint32 // a job's current heap entry; older ones are stale
 	buf  []int32
 
-	touched []int32 // jobs whose slots may have changed since the last interval emitted
+	touched []int32  // jobs whose slots may have changed since the last interval emitted
+	dirty   []uint64 // the same jobs as a bitset, for listing them in order
 	stamp   []uint32
 	epoch   uint32
 	prev    []int // slots in the last interval emitted
@@ -192,6 +201,7 @@ func (e *evPlanner) touch(j int32) {
 	if e.stamp[j] != e.epoch+1 {
 		e.stamp[j] = e.epoch + 1
 		e.touched = append(e.touched, j)
+		e.dirty[j>>6] |= 1 << (j & 63)
 	}
 }
 
