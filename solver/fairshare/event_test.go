@@ -241,3 +241,51 @@ func TestSelectFirst(t *testing.T) {
 		}
 	})
 }
+
+// TestBelowNearIsExact checks the bracketed water-level test against
+// Hadoop's own in-order sum at every doubling and bisection point, and at
+// points on and around the segment's ends, as jobs leave one by one.
+func TestBelowNearIsExact(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		jobs, total := genFloatInstance(t)
+		if rapid.Bool().Draw(t, "integer weights") {
+			for i := range jobs {
+				jobs[i].Weight = float64(int(jobs[i].Weight * 4))
+			}
+		}
+		alive := make([]bool, len(jobs))
+		live := make([]int, 0, len(jobs))
+		for j := range jobs {
+			alive[j] = true
+			live = append(live, j)
+		}
+		wl := newWaterline(jobs, alive)
+		order := rand.New(rand.NewPCG(uint64(len(jobs)), 1)).Perm(len(jobs))
+		for _, gone := range order {
+			target := math.Min(float64(wl.sumMax), float64(total))
+			wl.bracket(live, target)
+			points := []float64{0, 0.5, 1, 2, 4, 1e3, wl.segLo, wl.segHi, wl.okLo, wl.okHi,
+				math.Nextafter(wl.segHi, 0), math.Nextafter(wl.segLo, math.Inf(1))}
+			for r := 1.0; r < 1e6; r *= 2 {
+				points = append(points, r)
+			}
+			right := wl.solve(live, total)
+			points = append(points, right, right/2, math.Nextafter(right, 0))
+			for _, r := range points {
+				if !(r >= 0) || math.IsInf(r, 0) {
+					continue
+				}
+				used := 0.0
+				for _, j := range live {
+					used += shareMRv1(jobs[j].Weight, jobs[j].Min, jobs[j].Max, r)
+				}
+				wl.bracket(live, target)
+				if got, want := wl.belowNear(live, r, target), used < target; got != want {
+					t.Fatalf("%d live, r = %v, target %v: belowNear %v, exact sum %v (%v)", len(live), r, target, got, want, used)
+				}
+			}
+			wl.remove(gone)
+			live = slices.DeleteFunc(live, func(j int) bool { return j == gone })
+		}
+	})
+}
