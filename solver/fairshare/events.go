@@ -16,9 +16,10 @@ const (
 	clsAbove         // deficit > hi: a spare slot
 )
 
-// kBest is how many of the smallest completion quotients the work pass
-// keeps for the next interval (see planEvents).
-const kBest = 8
+// completionSlack scales the bound on how far a job's exact completion
+// quotient can drift from the estimate nextCompletion keeps (see there);
+// the bound proper is about a quarter of it.
+const completionSlack = 16
 
 // planEvents is planMRv1 without a pass over every live job per interval
 // for the shares, the rounding or the next completion; only the work done
@@ -40,18 +41,21 @@ const kBest = 8
 // spare slots leave the window, or R goes down (the target shrank), every
 // job is re-evaluated and the window re-centred on the cut (rebuild).
 //
-// The interval's length is the least remaining/slots: the work pass keeps
-// the kBest smallest quotients, and a job's quotient only changes in
-// between if its slots do, and such jobs are re-evaluated; when the kept
-// ones do not prove the minimum (or who completes with it) a pass over
-// every live job does.
+// The interval's length is the least remaining/slots. A job's quotient
+// falls by the interval's length every interval while its slots stay, so
+// its estimated completion time t + remaining/slots, taken when its slots
+// last changed, holds up to the roundings of the work done since; a heap of
+// those estimates names the few jobs near the minimum, whose exact
+// quotients decide (nextCompletion). The work pass is then one
+// multiply-subtract per live job and nothing else.
 func planEvents(jobs []Job, total int, now float64) mps.Plan {
-	return planEventsKeep(jobs, total, now, kBest)
+	return planEventsSlack(jobs, total, now, 0)
 }
 
-// planEventsKeep is planEvents keeping the keep smallest quotients (tests
-// use small values to exercise the pass that proves the minimum).
-func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
+// planEventsSlack is planEvents with the estimates' error bound taken as
+// slack relative to the times (0: the bound proper). Tests use a large
+// slack so that many jobs need their exact quotient every interval.
+func planEventsSlack(jobs []Job, total int, now float64, slack float64) mps.Plan {
 	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
 	e := &evPlanner{
@@ -59,10 +63,17 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 		alive: make([]bool, n),
 		o:     make([]int, n), al: make([]int, n), cls: make([]int8, n),
 		ver: make([]uint32, n), winPos: make([]int32, n), livePos: make([]int32, n),
-		stamp: make([]uint32, n), prev: make([]int, n), dirty: make([]uint64, (n+63)/64),
-		delta: 1.0 / 64,
+		prev: make([]int, n), dirty: make([]uint64, (n+63)/64),
+		cver: make([]uint32, n), isPending: make([]bool, n),
+		delta: 1.0 / 64, now: now,
 	}
-	e.best.k = keep
+	// Over at most n intervals each estimate drifts from the exact quotient
+	// by at most (2n+4) roundings of the times involved (see
+	// nextCompletion); completionSlack times that leaves room to spare.
+	e.relErr = completionSlack * 0x1p-53 * float64(2*n+4)
+	if slack > 0 {
+		e.relErr = slack
+	}
 	for j, job := range jobs {
 		e.winPos[j] = -1
 		if job.Work > 0 {
@@ -86,7 +97,7 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 		r := e.wl.solve(nil, total)
 		e.advance(r)
 
-		dt, cands := e.nextCompletion()
+		dt, cands := e.nextCompletion(t)
 		if math.IsInf(dt, 1) || dt != dt {
 			for _, j := range e.live {
 				p.Completions[j] = math.Inf(1)
@@ -137,8 +148,6 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 			copy(p.First, e.prev)
 		}
 		p.Intervals = append(p.Intervals, iv)
-		e.touched = e.touched[:0]
-		e.epoch++
 		gone = gone[:0]
 
 		for _, j := range cands {
@@ -185,24 +194,26 @@ type evPlanner struct {
 	ver  []uint32 // a job's current heap entry; older ones are stale
 	buf  []int32
 
-	touched []int32  // jobs whose slots may have changed since the last interval emitted
-	dirty   []uint64 // the same jobs as a bitset, for listing them in order
-	stamp   []uint32
-	epoch   uint32
-	prev    []int // slots in the last interval emitted
-	slab    []mps.Change
+	dirty []uint64 // bitset of the jobs whose slots may have changed since the last interval emitted
+	prev  []int    // slots in the last interval emitted
+	slab  []mps.Change
+	cand  []candidate
 
-	best   kHeap // the kBest smallest quotients after the last work pass
-	bestOK bool  // best describes the live jobs' current quotients
-	cand   []candidate
+	// The next completion (see nextCompletion): each live job's estimated
+	// completion time in a heap, lazily deleted (an entry is current while
+	// its version is the job's cver), and the jobs whose slots changed
+	// since their entry was made.
+	comp      compHeap
+	cver      []uint32
+	pending   []int32
+	isPending []bool
+	cbuf      []compEntry
+	relErr    float64
+	now       float64
 }
 
 func (e *evPlanner) touch(j int32) {
-	if e.stamp[j] != e.epoch+1 {
-		e.stamp[j] = e.epoch + 1
-		e.touched = append(e.touched, j)
-		e.dirty[j>>6] |= 1 << (j & 63)
-	}
+	e.dirty[j>>6] |= 1 << (j & 63)
 }
 
 // evaluate sets job j's floored share, class and next event at water level
@@ -446,7 +457,6 @@ func (e *evPlanner) rebuild(r float64) {
 		}
 		e.touch(j)
 	}
-	e.bestOK = false
 }
 
 // evaluateAll evaluates every live job afresh (counts from zero) and
@@ -484,66 +494,86 @@ func (e *evPlanner) heapRound(r float64) {
 		e.setAl(int32(j), al[k])
 		e.touch(int32(j))
 	}
-	e.bestOK = false
 }
 
 // nextCompletion is the interval's length dt (planRecompute's least
-// remaining/slots) and the jobs within dt (1 + CompletionTolerance) of it,
-// who complete with the interval.
-func (e *evPlanner) nextCompletion() (dt float64, done []int32) {
+// remaining/slots, exactly) and the jobs within dt (1 +
+// CompletionTolerance) of it, who complete with the interval, in
+// ascending order; t is the interval's start.
+//
+// Each live job with slots has an entry C = t0 + remaining/slots made at
+// the start t0 of the first interval with its current slots. After N more
+// intervals with those slots, remaining/slots differs from C - t by at most
+// the roundings of the quotient and of C (u (q0 + |C|), u = 2^-53), of the
+// N updates of remaining (each at most u times the product and u times the
+// result, both below the remaining work at t0: u (N+1) q0) and of the N
+// additions that advanced the clock (u max |t| each); with q0 <= |C| +
+// max |t| and max |t| <= |now| + |t|, that is at most u (2N+4) (|C| + |now|
+// + |t|), and N is below the number of jobs. So every job whose estimate
+// is above the least estimate plus twice that bound, stretched by the
+// tolerance, neither ends the interval nor completes with it: only the
+// entries up to there are looked at, with the exact quotient planRecompute
+// computes.
+func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
+	h := &e.comp
+	if len(e.pending) > len(e.live)/2 {
+		// Most slots changed (a rebuild): make the heap afresh.
+		h.xs = h.xs[:0]
+		for _, j := range e.live {
+			e.isPending[j] = false
+			e.cver[j]++
+			if a := e.al[j]; a > 0 {
+				h.xs = append(h.xs, compEntry{t + e.lrem[e.livePos[j]]/float64(a), j, e.cver[j]})
+			}
+		}
+		h.heapify()
+	} else {
+		for _, j := range e.pending {
+			e.isPending[j] = false
+			if !e.alive[j] {
+				continue
+			}
+			e.cver[j]++
+			if a := e.al[j]; a > 0 {
+				h.push(compEntry{t + e.lrem[e.livePos[j]]/float64(a), j, e.cver[j]})
+			}
+		}
+	}
+	e.pending = e.pending[:0]
+	stale := func(x compEntry) bool { return !e.alive[x.j] || x.ver != e.cver[x.j] }
+	if len(h.xs) > 2*len(e.live)+64 { // drop the stale entries
+		h.xs = slices.DeleteFunc(h.xs, stale)
+		h.heapify()
+	}
+	for len(h.xs) > 0 && stale(h.xs[0]) {
+		h.pop()
+	}
 	e.buf = e.buf[:0]
-	if e.bestOK {
-		dt = math.Inf(1)
-		quot := func(j int32) {
-			if s := float64(e.al[j]); s > 0 && e.alive[j] {
-				dt = min(dt, e.lrem[e.livePos[j]]/s)
-			}
-		}
-		for _, j := range e.touched {
-			quot(j)
-		}
-		for _, x := range e.best.xs {
-			if e.stamp[x.j] != e.epoch+1 {
-				quot(x.j)
-			}
-		}
-		// A job neither touched nor kept has slots unchanged and a
-		// quotient at least the kept largest: it cannot beat dt, nor
-		// complete with it, if that is above the bound.
-		kth := math.Inf(1)
-		if len(e.best.xs) == e.best.k {
-			kth = e.best.xs[0].q
-		}
-		cut := dt * (1 + CompletionTolerance)
-		if dt <= kth && kth > cut {
-			add := func(j int32) {
-				if s := float64(e.al[j]); s > 0 && e.alive[j] && e.lrem[e.livePos[j]]/s <= cut {
-					e.buf = append(e.buf, j)
-				}
-			}
-			for _, j := range e.touched {
-				add(j)
-			}
-			for _, x := range e.best.xs {
-				if e.stamp[x.j] != e.epoch+1 {
-					add(x.j)
-				}
-			}
-			slices.Sort(e.buf)
-			e.buf = slices.Compact(e.buf)
-			return dt, e.buf
+	if len(h.xs) == 0 {
+		return math.Inf(1), e.buf
+	}
+	least := h.xs[0].c
+	bound := e.relErr * (math.Abs(least) + math.Abs(e.now) + math.Abs(t) + 1)
+	// The exact dt is at most least - t + bound; a job whose estimate is
+	// above lim has an exact quotient above dt (1 + CompletionTolerance).
+	lim := t + ((least-t+bound)*(1+CompletionTolerance) + bound)
+	lim += e.relErr * math.Abs(lim) // lim's own roundings
+	e.cbuf = e.cbuf[:0]
+	for len(h.xs) > 0 && h.xs[0].c <= lim {
+		if x := h.pop(); !stale(x) {
+			e.cbuf = append(e.cbuf, x)
 		}
 	}
 	dt = math.Inf(1)
-	for k, s := range e.lal {
-		if rem := e.lrem[k]; s > 0 && !(rem > dt*s*(1+1e-12)) {
-			dt = min(dt, rem/s)
-		}
+	for _, x := range e.cbuf {
+		dt = min(dt, e.lrem[e.livePos[x.j]]/float64(e.al[x.j]))
 	}
 	cut := dt * (1 + CompletionTolerance)
-	for k, s := range e.lal {
-		if rem := e.lrem[k]; s > 0 && !(rem > cut*s*(1+1e-12)) && rem/s <= cut {
-			e.buf = append(e.buf, e.live[k])
+	for _, x := range e.cbuf {
+		if e.lrem[e.livePos[x.j]]/float64(e.al[x.j]) <= cut {
+			e.buf = append(e.buf, x.j)
+		} else {
+			h.push(x)
 		}
 	}
 	slices.Sort(e.buf)
@@ -564,29 +594,35 @@ func (e *evPlanner) leave(j int32) {
 	e.live, e.lrem, e.lal = e.live[:n], e.lrem[:n], e.lal[:n]
 }
 
-// setAl sets job j's slots.
+// setAl sets job j's slots (and queues a new completion estimate when
+// they change).
 func (e *evPlanner) setAl(j int32, a int) {
+	if a != e.al[j] && !e.isPending[j] {
+		e.isPending[j] = true
+		e.pending = append(e.pending, j)
+	}
 	e.al[j] = a
 	e.lal[e.livePos[j]] = float64(a)
 }
 
-// work does dt seconds of every live job's work (planRecompute's
-// remaining[j] -= slots*dt, the same expression) and keeps the kBest
-// smallest quotients remaining/slots for the next interval.
+// work does dt seconds of every live job's work: planRecompute's
+// remaining[j] -= slots*dt, the same expression, and nothing else in the
+// loop, unrolled by four (the quadratic part of the plan: a multiply and a
+// subtract per live job per interval).
 func (e *evPlanner) work(dt float64) {
-	e.best.xs = e.best.xs[:0]
-	rem, lal := e.lrem, e.lal[:len(e.lrem)]
-	thr := math.Inf(1) // the kept largest, a hair up; +Inf until all k are kept
-	for k, a := range lal {
-		rem[k] -= a * dt
-		if a > 0 && !(rem[k] > thr*a) {
-			e.best.offer(rem[k]/a, e.live[k])
-			if len(e.best.xs) == e.best.k {
-				thr = e.best.xs[0].q * (1 + 1e-12)
-			}
-		}
+	rem := e.lrem
+	lal := e.lal[:len(rem)]
+	n := len(rem) &^ 3
+	for k := 0; k < n; k += 4 {
+		r, a := rem[k:k+4:k+4], lal[k:k+4:k+4]
+		r[0] -= a[0] * dt
+		r[1] -= a[1] * dt
+		r[2] -= a[2] * dt
+		r[3] -= a[3] * dt
 	}
-	e.bestOK = true
+	for k := n; k < len(rem); k++ {
+		rem[k] -= lal[k] * dt
+	}
 }
 
 // evEntry is a job's next look, at water level at.
@@ -644,31 +680,22 @@ func (h *evHeap) downFrom(i int) {
 	}
 }
 
-// kHeap keeps the k smallest quotients: a max-heap, its largest first.
-type kHeap struct {
-	xs []kEntry
-	k  int
+// compEntry is a job's estimated completion time c (see nextCompletion).
+type compEntry struct {
+	c   float64
+	j   int32
+	ver uint32
 }
 
-type kEntry struct {
-	q float64
-	j int32
-}
+// compHeap is a binary min-heap of compEntry by c.
+type compHeap struct{ xs []compEntry }
 
-func (h *kHeap) offer(q float64, j int32) {
-	if len(h.xs) == h.k {
-		if !(q < h.xs[0].q) {
-			return
-		}
-		h.xs[0] = kEntry{q, j}
-		h.down(0)
-		return
-	}
-	h.xs = append(h.xs, kEntry{q, j})
+func (h *compHeap) push(x compEntry) {
+	h.xs = append(h.xs, x)
 	i := len(h.xs) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !(h.xs[i].q > h.xs[p].q) {
+		if !(h.xs[i].c < h.xs[p].c) {
 			break
 		}
 		h.xs[i], h.xs[p] = h.xs[p], h.xs[i]
@@ -676,17 +703,32 @@ func (h *kHeap) offer(q float64, j int32) {
 	}
 }
 
-func (h *kHeap) down(i int) {
+func (h *compHeap) pop() compEntry {
+	x := h.xs[0]
+	last := len(h.xs) - 1
+	h.xs[0] = h.xs[last]
+	h.xs = h.xs[:last]
+	h.down(0)
+	return x
+}
+
+func (h *compHeap) heapify() {
+	for i := len(h.xs)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *compHeap) down(i int) {
 	for {
 		l := 2*i + 1
 		if l >= len(h.xs) {
 			return
 		}
 		c := l
-		if r := l + 1; r < len(h.xs) && h.xs[r].q > h.xs[l].q {
+		if r := l + 1; r < len(h.xs) && h.xs[r].c < h.xs[l].c {
 			c = r
 		}
-		if !(h.xs[c].q > h.xs[i].q) {
+		if !(h.xs[c].c < h.xs[i].c) {
 			return
 		}
 		h.xs[i], h.xs[c] = h.xs[c], h.xs[i]
