@@ -289,3 +289,70 @@ func TestBelowNearIsExact(t *testing.T) {
 		}
 	})
 }
+
+// TestEvQueue checks the bucket queue against a plain list: every entry at
+// or below the level asked for comes out exactly once, none above it, with
+// levels spread over many binades (so that the window moves and the far
+// entries move in), entries inserted while draining, and resets.
+func TestEvQueue(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var q evQueue
+		q.init(4000)
+		r := rapid.Float64Range(0, 100).Draw(t, "r0")
+		q.reset(r)
+		want := map[int32]float64{} // entries not yet due
+		id := int32(0)
+		add := func(at float64) {
+			q.insert(id, at)
+			if !math.IsInf(at, 1) {
+				want[id] = at
+			}
+			id++
+		}
+		level := func(name string) float64 {
+			switch rapid.IntRange(0, 3).Draw(t, name+" kind") {
+			case 0:
+				return math.Nextafter(r, math.Inf(1))
+			case 1:
+				return r*(1+rapid.Float64Range(0, 1e-4).Draw(t, name+" near")) + 1e-300
+			case 2:
+				return math.Inf(1)
+			}
+			return r*rapid.Float64Range(1, 1e6).Draw(t, name+" far") + rapid.Float64Range(1e-300, 10).Draw(t, name)
+		}
+		steps := rapid.IntRange(1, 60).Draw(t, "steps")
+		for s := range steps {
+			for range rapid.IntRange(0, 20).Draw(t, "inserts") {
+				add(level("at"))
+			}
+			if rapid.IntRange(0, 15).Draw(t, "reset") == 0 {
+				r = rapid.Float64Range(0, r+1).Draw(t, "reset to")
+				q.reset(r)
+				clear(want)
+				continue
+			}
+			r *= 1 + rapid.Float64Range(0, 2).Draw(t, "growth")
+			r += rapid.Float64Range(0, 1).Draw(t, "plus")
+			var exp []int32
+			for j, at := range want {
+				if at <= r {
+					exp = append(exp, j)
+					delete(want, j)
+				}
+			}
+			var got []int32
+			reinsert := rapid.Bool().Draw(t, "reinsert while draining")
+			q.due(r, func(j int32) {
+				got = append(got, j)
+				if reinsert && j%3 == 0 { // a new entry above r, not due yet
+					add(math.Nextafter(r, math.Inf(1)) * (1 + float64(j%7)*1e-6))
+				}
+			})
+			slices.Sort(got)
+			slices.Sort(exp)
+			if !slices.Equal(got, exp) {
+				t.Fatalf("step %d, r = %v: due gave %v, want %v", s, r, got, exp)
+			}
+		}
+	})
+}
