@@ -186,6 +186,10 @@ type evPlanner struct {
 	elig  int // live jobs not in clsCapped
 
 	lo, hi, delta float64 // the window of deficits and its half width
+	theta, beta   float64 // the band selectWindow selects in: centre, half width
+	dwin          []float64
+	band          []int32
+	pick          []bool
 	win           []int32 // the jobs in clsWindow
 	winPos        []int32
 	sinceRebuild  int
@@ -335,34 +339,102 @@ func (e *evPlanner) setSlots(j int32) {
 
 // selectWindow hands k spare slots to the window's first jobs in Slots's
 // order, with their exact keys at r.
+//
+// The window holds some 150 jobs at J = 10,000, and building every one's
+// keys and selecting among them each interval was a quarter of the plan.
+// The cut moves little between intervals, so only a band of deficits
+// around the last one, [theta - beta, theta + beta], is selected among:
+// every job above the band precedes every job in it in Slots's order (the
+// deficit is its first key), and those in turn precede the jobs below, so
+// when the k-th job falls in the band the jobs above it and the band's
+// first ones are exactly Slots's first k. Otherwise the whole window is
+// selected among and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
-	cand := e.cand[:0]
-	for _, j := range e.win {
-		w := e.rd.w[j]
+	d := e.dwin[:0]
+	band := e.band[:0]
+	lo, hi := e.theta-e.beta, e.theta+e.beta
+	above := 0
+	for i, j := range e.win {
+		// shareMRv1 spelled out as in evaluate: the share minus the floor.
+		w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
 		s := float64(w * r)
 		if w == 0 {
 			s = 0
 		}
-		s = math.Min(math.Max(s, e.rd.lo[j]), e.rd.hi[j])
-		o := e.o[j]
-		pw := math.Inf(1)
-		if w > 0 {
-			pw = float64(o) / w
+		if s < mn {
+			s = mn
 		}
-		cand = append(cand, candidate{s - float64(o), pw, e.rd.rank[j], j})
+		if s > mx {
+			s = mx
+		}
+		x := s - float64(e.o[j])
+		d = append(d, x)
+		switch {
+		case x > hi:
+			above++
+		case x >= lo:
+			band = append(band, int32(i))
+		}
+	}
+	e.dwin, e.band = d, band
+	pick := grow(e.pick, len(e.win))
+	e.pick = pick
+	cand := e.cand[:0]
+	if above <= k && k <= above+len(band) {
+		for i, x := range d {
+			pick[i] = x > hi
+		}
+		for _, i := range band {
+			cand = append(cand, e.windowCandidate(e.win[i], d[i], i))
+		}
+		k -= above
+		e.beta = max(e.beta*0.9, 1.0/(1<<20))
+	} else {
+		for i, j := range e.win {
+			pick[i] = false
+			cand = append(cand, e.windowCandidate(j, d[i], int32(i)))
+		}
+		e.beta = min(e.beta*2, 1)
 	}
 	e.cand = cand
 	selectFirst(cand, k)
-	for i, c := range cand {
-		a := e.o[c.k]
-		if i < k {
-			a++
+	for _, c := range cand[:k] {
+		pick[c.k] = true
+	}
+	// The next band's centre: the least deficit that got a slot here, or
+	// the largest that did not.
+	switch {
+	case k > 0:
+		e.theta = cand[0].deficit
+		for _, c := range cand[:k] {
+			e.theta = min(e.theta, c.deficit)
 		}
-		if a != e.al[c.k] {
-			e.setAl(c.k, a)
-			e.touch(c.k)
+	case len(cand) > 0:
+		e.theta = cand[0].deficit
+		for _, c := range cand {
+			e.theta = max(e.theta, c.deficit)
 		}
 	}
+	for i, j := range e.win {
+		a := e.o[j]
+		if pick[i] {
+			a++
+		}
+		if a != e.al[j] {
+			e.setAl(j, a)
+			e.touch(j)
+		}
+	}
+}
+
+// windowCandidate is window job j's keys at deficit x; its k is the job's
+// position in the window.
+func (e *evPlanner) windowCandidate(j int32, x float64, pos int32) candidate {
+	pw := math.Inf(1)
+	if w := e.rd.w[j]; w > 0 {
+		pw = float64(e.o[j]) / w
+	}
+	return candidate{x, pw, e.rd.rank[j], pos}
 }
 
 // rebuild re-evaluates every live job at r, selects the spare slots among
@@ -434,6 +506,7 @@ func (e *evPlanner) rebuild(r float64) {
 	// the window holds the boundary, so the classes agree with the
 	// selection just made.
 	e.lo, e.hi = cut-e.delta, cut+e.delta
+	e.theta, e.beta = cut, e.delta/4
 	e.evaluateAll(r)
 	for _, c := range cand[:spare] {
 		e.setAl(c.k, e.o[c.k]+1)
