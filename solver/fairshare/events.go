@@ -88,6 +88,12 @@ func planEventsSlack(jobs []Job, total int, now float64, slack float64) mps.Plan
 		}
 	}
 	e.queue.init(n)
+	e.iw = make([]float64, n)
+	for j, job := range jobs {
+		if job.Weight > 0 {
+			e.iw[j] = 1 / job.Weight
+		}
+	}
 	e.wl = newWaterline(jobs, e.alive)
 	e.rd = newRounding(jobs)
 	e.r = math.Inf(-1)
@@ -204,6 +210,7 @@ type evPlanner struct {
 	sinceRebuild  int
 
 	queue evQueue
+	iw    []float64 // 1/Weight: a look's level needs no division
 	buf   []int32
 
 	dirty []uint64 // bitset of the jobs whose slots may have changed since the last interval emitted
@@ -251,7 +258,17 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	case float64(o) >= mx:
 		c, next = clsCapped, math.Inf(1)
 	case d > e.hi:
-		c, next = clsAbove, 1
+		// It holds one slot more than its floor, and keeps that number when
+		// the floor steps up (its deficit then below the window) until the
+		// deficit enters the window again, or for good if that slot is its
+		// cap: one look per slot gained instead of two (a third of the
+		// looks at J = 10,000). Past the floor step o and the class are
+		// those of the last look; the counts advance uses (sumO + above)
+		// are unchanged by the step.
+		c, next = clsAbove, 1+max(e.lo, 0)
+		if float64(o+1) >= mx {
+			next = math.Inf(1)
+		}
 	case d >= e.lo:
 		c, next = clsWindow, math.Min(e.hi, 1)
 	default:
@@ -275,7 +292,7 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	// looked at again at the next interval.
 	at := math.Inf(1)
 	if w > 0 && !math.IsInf(next, 1) {
-		at = (float64(o) + next) / w * (1 - 1e-12)
+		at = (float64(o) + next) * e.iw[j] * (1 - 1e-12)
 		if !(at > r) {
 			at = math.Nextafter(r, math.Inf(1))
 		}
@@ -321,17 +338,19 @@ func (e *evPlanner) advance(r float64) {
 		e.evaluate(j, r)
 		e.setSlots(j)
 	})
+	// The spare slots left for the window: the target less every job's
+	// floor and the slots above the window. Outside [0, len(win)] the cut
+	// has left the window, or Slots's heap is needed (floors above the
+	// target, more spare slots than eligible jobs: then k is below 0 or
+	// above the window and below jobs too); rebuild decides which, with
+	// every job's state afresh.
 	target := max(min(e.total, e.sumMax), 0)
-	spare := target - e.sumO
-	switch {
-	case spare < 0 || spare > e.elig:
-		e.heapRound(r)
-		return
-	case e.above > spare || spare-e.above > len(e.win):
+	k := target - e.sumO - e.above
+	if k < 0 || k > len(e.win) {
 		e.rebuild(r)
 		return
 	}
-	e.selectWindow(r, spare-e.above)
+	e.selectWindow(r, k)
 }
 
 // setSlots sets a job's slots from its class (window jobs: selectWindow).
