@@ -234,9 +234,10 @@ func planScan(jobs []Job, total int, now float64) mps.Plan {
 // entries. Jobs with weight 0 or Min == Max have no breakpoint: their share
 // is their Min.
 type waterline struct {
-	jobs  []Job
-	alive []bool
-	nLive int
+	jobs     []Job
+	alive    []bool
+	liveBits []uint64 // alive as a bitset
+	nLive    int
 
 	bpv []float64  // breakpoint values, ascending
 	pos [][2]int32 // per job: 1-based Fenwick positions of its two entries, 0 if none
@@ -268,7 +269,7 @@ type waterline struct {
 
 func newWaterline(jobs []Job, alive []bool) *waterline {
 	n := len(jobs)
-	wl := &waterline{jobs: jobs, alive: alive, pos: make([][2]int32, n)}
+	wl := &waterline{jobs: jobs, alive: alive, pos: make([][2]int32, n), liveBits: make([]uint64, (n+63)/64)}
 	type entry struct {
 		v   float64
 		job int32
@@ -280,6 +281,7 @@ func newWaterline(jobs []Job, alive []bool) *waterline {
 		if !alive[j] {
 			continue
 		}
+		wl.liveBits[j>>6] |= 1 << (j & 63)
 		wl.nLive++
 		wl.base += int64(job.Min)
 		wl.sumMax += int64(job.Max)
@@ -352,6 +354,7 @@ func newWaterline(jobs []Job, alive []bool) *waterline {
 func (wl *waterline) remove(j int) {
 	job := wl.jobs[j]
 	wl.alive[j] = false
+	wl.liveBits[j>>6] &^= 1 << (j & 63)
 	wl.nLive--
 	wl.base -= int64(job.Min)
 	wl.sumMax -= int64(job.Max)
@@ -494,10 +497,14 @@ func (wl *waterline) belowWith(live []int, r, target float64, c int64, w float64
 	}
 	wl.exact++
 	used := 0.0
-	if live == nil { // the live jobs are those alive, in index order
-		for j := range wl.jobs {
-			if wl.alive[j] {
-				job := &wl.jobs[j]
+	if live == nil {
+		// The live jobs are those alive, in index order: the bitset skips
+		// the ones gone 64 at a time (at the plan's end, when the caps
+		// bind and every step is a tie, a loop over every job was a tenth
+		// of the plan at J = 10,000).
+		for wi, word := range wl.liveBits {
+			for ; word != 0; word &= word - 1 {
+				job := &wl.jobs[wi<<6|bits.TrailingZeros64(word)]
 				used += shareMRv1(job.Weight, job.Min, job.Max, r)
 			}
 		}
