@@ -62,14 +62,15 @@ func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
 }
 
 // eventsPay says which of the two exact MRv1 plans is faster for jobs:
-// planEvents past some 2,000 jobs of mostly distinct weights, planScan
+// planEvents from some 500 jobs of mostly distinct weights, planScan
 // otherwise. Jobs of equal weight have equal deficits, so they cross the
 // event-driven rounding's bounds together and fill its window, and the
-// scan's smaller constant wins (measured CPU per plan, 2 cores busy with
-// other work: distinct weights 15 / 14 ms at J = 1,000, 0.40 / 0.92 s at
-// J = 10,000 for events / scan; one weight 17 / 12 ms and 1.52 / 1.01 s).
+// scan's smaller constant wins. Measured per plan (solvertest.Large's
+// shape, S = 10 J, 2 cores shared, events / scan): 3.0 / 2.1 ms at J = 300,
+// 4.1-4.5 / 5.2 ms at 500, 8.7 / 14.9 ms at 1,000, 34 / 97 ms at 3,000;
+// one weight 16 / 15 ms at 1,000 and 131 / 105 ms at 3,000.
 func eventsPay(jobs []Job) bool {
-	if len(jobs) < 2000 {
+	if len(jobs) < 500 {
 		return false
 	}
 	ws := make([]float64, 0, len(jobs))

@@ -166,8 +166,9 @@ func TestEventsPay(t *testing.T) {
 		jobs []Job
 		want bool
 	}{
-		"few jobs":         {distinctJobs(1000, 10000), false},
-		"distinct weights": {distinctJobs(2500, 25000), true},
+		"few jobs":         {distinctJobs(400, 4000), false},
+		"distinct weights": {distinctJobs(1000, 10000), true},
+		"many, distinct":   {distinctJobs(2500, 25000), true},
 		"one weight":       {equalJobs(3000, 30000, 1), false},
 		"four weights":     {benchJobs(3000, 30000), false},
 	} {
