@@ -206,6 +206,7 @@ type evPlanner struct {
 	band          []int32
 	pick          []bool
 	win           []int32 // the jobs in clsWindow
+	winJob        []winJob
 	winPos        []int32
 	sinceRebuild  int
 
@@ -282,6 +283,7 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	case clsWindow:
 		e.winPos[j] = int32(len(e.win))
 		e.win = append(e.win, j)
+		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o)})
 	}
 	if c != clsCapped {
 		e.elig++
@@ -308,10 +310,11 @@ func (e *evPlanner) forget(j int32) {
 		e.above--
 	case clsWindow:
 		k := e.winPos[j]
-		last := e.win[len(e.win)-1]
-		e.win[k] = last
+		n := len(e.win) - 1
+		last := e.win[n]
+		e.win[k], e.winJob[k] = last, e.winJob[n]
 		e.winPos[last] = k
-		e.win = e.win[:len(e.win)-1]
+		e.win, e.winJob = e.win[:n], e.winJob[:n]
 		e.winPos[j] = -1
 	}
 	if e.cls[j] != clsCapped {
@@ -382,9 +385,9 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 	band := e.band[:0]
 	lo, hi := e.theta-e.beta, e.theta+e.beta
 	above := 0
-	for i, j := range e.win {
+	for i, wj := range e.winJob {
 		// shareMRv1 spelled out as in evaluate: the share minus the floor.
-		w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+		w, mn, mx := wj.w, wj.lo, wj.hi
 		s := float64(w * r)
 		if w == 0 {
 			s = 0
@@ -395,7 +398,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		if s > mx {
 			s = mx
 		}
-		x := s - float64(e.o[j])
+		x := s - wj.o
 		d = append(d, x)
 		switch {
 		case x > hi:
@@ -455,6 +458,11 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 	}
 }
 
+// winJob is what selectWindow needs of a window job, kept beside win so
+// that its pass over the window reads memory in order (reading the per-job
+// arrays at the window's scattered indexes was most of its time).
+type winJob struct{ w, lo, hi, o float64 }
+
 // windowCandidate is window job j's keys at deficit x; its k is the job's
 // position in the window.
 func (e *evPlanner) windowCandidate(j int32, x float64, pos int32) candidate {
@@ -484,7 +492,7 @@ func (e *evPlanner) rebuild(r float64) {
 	}
 	e.sinceRebuild = 0
 	e.r = r
-	e.win = e.win[:0]
+	e.win, e.winJob = e.win[:0], e.winJob[:0]
 	e.sumO, e.above, e.elig = 0, 0, 0
 	// First the floors, with the window open wide, to find the cut.
 	e.lo, e.hi = math.Inf(1), math.Inf(1) // everyone eligible is "below"
