@@ -378,8 +378,8 @@ func (e *evPlanner) setSlots(j int32) {
 // every job above the band precedes every job in it in Slots's order (the
 // deficit is its first key), and those in turn precede the jobs below, so
 // when the k-th job falls in the band the jobs above it and the band's
-// first ones are exactly Slots's first k. Otherwise the whole window is
-// selected among and the band widened.
+// first ones are exactly Slots's first k. Otherwise the jobs above the
+// band, or below it, are selected among, and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
 	d := e.dwin[:0]
 	band := e.band[:0]
@@ -411,7 +411,8 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 	pick := grow(e.pick, len(e.win))
 	e.pick = pick
 	cand := e.cand[:0]
-	if above <= k && k <= above+len(band) {
+	switch {
+	case above <= k && k <= above+len(band):
 		for i, x := range d {
 			pick[i] = x > hi
 		}
@@ -419,12 +420,23 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 			cand = append(cand, e.windowCandidate(e.win[i], d[i], i))
 		}
 		k -= above
-		e.beta = max(e.beta*0.9, 1.0/(1<<20))
-	} else {
-		for i, j := range e.win {
+		e.beta = max(e.beta*0.95, 1.0/(1<<20))
+	case k < above: // the k-th is above the band: select among those
+		for i, x := range d {
 			pick[i] = false
-			cand = append(cand, e.windowCandidate(j, d[i], int32(i)))
+			if x > hi {
+				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+			}
 		}
+		e.beta = min(e.beta*2, 1)
+	default: // below the band: those above it and in it all get a slot
+		for i, x := range d {
+			pick[i] = x >= lo
+			if x < lo {
+				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+			}
+		}
+		k -= above + len(band)
 		e.beta = min(e.beta*2, 1)
 	}
 	e.cand = cand
