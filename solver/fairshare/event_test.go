@@ -100,12 +100,16 @@ func TestPlanMatchesRecomputeFloat(t *testing.T) {
 
 // TestPlanEventsSlack runs the event-driven plan with the completion
 // estimates' error bound inflated, so that many jobs are looked at exactly
-// every interval and those that do not complete go back to the heap.
+// every interval and those that do not complete go back to the heap, and
+// with few entries kept in the heap, so that they move between the heap
+// and the far list (reheap) every few intervals.
 func TestPlanEventsSlack(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		jobs, total := genFloatInstance(t)
-		slack := rapid.SampledFrom([]float64{1e-6, 1e-3, 0.5}).Draw(t, "slack")
-		samePlan(t, planRecompute(MRv1, jobs, total, 0), planEventsSlack(jobs, total, 0, slack))
+		slack := rapid.SampledFrom([]float64{0, 1e-6, 1e-3, 0.5}).Draw(t, "slack")
+		near := rapid.IntRange(1, 8).Draw(t, "near")
+		now := rapid.SampledFrom([]float64{0, -3, 1.7e9}).Draw(t, "now")
+		samePlan(t, planRecompute(MRv1, jobs, total, now), planEventsWith(jobs, total, now, slack, near))
 	})
 }
 
