@@ -63,9 +63,8 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 	e := &evPlanner{
 		jobs: jobs, total: total,
 		alive: make([]bool, n),
-		o:     make([]int, n), al: make([]int, n), cls: make([]int8, n),
-		winPos: make([]int32, n), livePos: make([]int32, n),
-		prev: make([]int, n), dirty: make([]uint64, (n+63)/64),
+		js:    make([]jobState, n),
+		prev:  make([]int, n), dirty: make([]uint64, (n+63)/64),
 		cver: make([]uint32, n), isPending: make([]bool, n),
 		delta: 1.0 / 64, now: now, horizon: math.Inf(1), near: near,
 	}
@@ -77,10 +76,13 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 		e.relErr = slack
 	}
 	for j, job := range jobs {
-		e.winPos[j] = -1
+		e.js[j] = jobState{w: job.Weight, lo: float64(job.Min), hi: float64(job.Max), winPos: -1}
+		if job.Weight > 0 {
+			e.js[j].iw = 1 / job.Weight // a look's level needs no division
+		}
 		if job.Work > 0 {
 			e.alive[j] = true
-			e.livePos[j] = int32(len(e.live))
+			e.js[j].livePos = int32(len(e.live))
 			e.live = append(e.live, int32(j))
 			e.lrem = append(e.lrem, job.Work)
 			e.lal = append(e.lal, 0)
@@ -90,12 +92,6 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 		}
 	}
 	e.queue.init(n)
-	e.iw = make([]float64, n)
-	for j, job := range jobs {
-		if job.Weight > 0 {
-			e.iw[j] = 1 / job.Weight
-		}
-	}
 	e.wl = newWaterline(jobs, e.alive)
 	e.rd = newRounding(jobs)
 	e.r = math.Inf(-1)
@@ -142,7 +138,7 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 				j := int32(wi<<6 | bits.TrailingZeros64(word))
 				cur := 0
 				if e.alive[j] {
-					cur = e.al[j]
+					cur = e.js[j].al
 				}
 				if cur != e.prev[j] {
 					if len(e.slab) == cap(e.slab) {
@@ -186,21 +182,18 @@ type evPlanner struct {
 	wl    *waterline
 	rd    *rounding
 
-	alive   []bool
-	live    []int32 // the live jobs, in no order
-	livePos []int32
+	alive []bool
+	live  []int32 // the live jobs, in no order
 	// lrem and lal are the live jobs' remaining work and slots, in the
 	// order of live, for the work pass.
 	lrem, lal []float64
 	sumMax    int // sum of the live jobs' Max
 
-	r     float64 // the water level the state is for
-	o     []int   // floored share, clamped into [Min, Max]
-	al    []int   // slots: o plus a spare slot or not
-	cls   []int8
-	sumO  int // sum of o over the live jobs
-	above int // live jobs in clsAbove
-	elig  int // live jobs not in clsCapped
+	r     float64    // the water level the state is for
+	js    []jobState // per job
+	sumO  int        // sum of o over the live jobs
+	above int        // live jobs in clsAbove
+	elig  int        // live jobs not in clsCapped
 
 	lo, hi, delta float64 // the window of deficits and its half width
 	theta, beta   float64 // the band selectWindow selects in: centre, half width
@@ -209,11 +202,9 @@ type evPlanner struct {
 	pick          []bool
 	win           []int32 // the jobs in clsWindow
 	winJob        []winJob
-	winPos        []int32
 	sinceRebuild  int
 
 	queue evQueue
-	iw    []float64 // 1/Weight: a look's level needs no division
 	buf   []int32
 
 	dirty []uint64 // bitset of the jobs whose slots may have changed since the last interval emitted
@@ -242,11 +233,23 @@ func (e *evPlanner) touch(j int32) {
 	e.dirty[j>>6] |= 1 << (j & 63)
 }
 
+// jobState is what planEvents reads and writes of a job when it is looked
+// at, in one cache line: spread over a dozen arrays, a look missed the
+// cache once per array (most of the looks' time at J = 10,000).
+type jobState struct {
+	w, lo, hi, iw float64 // Weight, Min, Max, 1/Weight (0 if Weight is 0)
+	o             int     // floored share, clamped into [Min, Max]
+	al            int     // slots: o plus a spare slot or not
+	winPos        int32   // position in win, -1 if not in the window
+	livePos       int32   // position in live
+	cls           int8
+}
+
 // evaluate sets job j's floored share, class and next event at water level
 // r, exactly as the direct computation sees it (shareMRv1 and floorSlots,
 // spelled out as in rounding.round), and counts it.
 func (e *evPlanner) evaluate(j int32, r float64) {
-	w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+	w, mn, mx := e.js[j].w, e.js[j].lo, e.js[j].hi
 	s := float64(w * r) // rounded here: no fused multiply-add
 	if w == 0 {
 		s = 0
@@ -281,13 +284,13 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	default:
 		c, next = clsBelow, math.Min(e.lo, 1)
 	}
-	e.o[j], e.cls[j] = o, c
+	e.js[j].o, e.js[j].cls = o, c
 	e.sumO += o
 	switch c {
 	case clsAbove:
 		e.above++
 	case clsWindow:
-		e.winPos[j] = int32(len(e.win))
+		e.js[j].winPos = int32(len(e.win))
 		e.win = append(e.win, j)
 		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o)})
 	}
@@ -300,7 +303,7 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	// looked at again at the next interval.
 	at := math.Inf(1)
 	if w > 0 && !math.IsInf(next, 1) {
-		at = (float64(o) + next) * e.iw[j] * (1 - 1e-12)
+		at = (float64(o) + next) * e.js[j].iw * (1 - 1e-12)
 		if !(at > r) {
 			at = math.Nextafter(r, math.Inf(1))
 		}
@@ -310,20 +313,20 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 
 // forget takes job j's counts out (before evaluate or when it leaves).
 func (e *evPlanner) forget(j int32) {
-	e.sumO -= e.o[j]
-	switch e.cls[j] {
+	e.sumO -= e.js[j].o
+	switch e.js[j].cls {
 	case clsAbove:
 		e.above--
 	case clsWindow:
-		k := e.winPos[j]
+		k := e.js[j].winPos
 		n := len(e.win) - 1
 		last := e.win[n]
 		e.win[k], e.winJob[k] = last, e.winJob[n]
-		e.winPos[last] = k
+		e.js[last].winPos = k
 		e.win, e.winJob = e.win[:n], e.winJob[:n]
-		e.winPos[j] = -1
+		e.js[j].winPos = -1
 	}
-	if e.cls[j] != clsCapped {
+	if e.js[j].cls != clsCapped {
 		e.elig--
 	}
 }
@@ -364,11 +367,11 @@ func (e *evPlanner) advance(r float64) {
 
 // setSlots sets a job's slots from its class (window jobs: selectWindow).
 func (e *evPlanner) setSlots(j int32) {
-	a := e.o[j]
-	if e.cls[j] == clsAbove {
+	a := e.js[j].o
+	if e.js[j].cls == clsAbove {
 		a++
 	}
-	if e.cls[j] != clsWindow {
+	if e.js[j].cls != clsWindow {
 		e.setAl(j, a)
 	}
 	e.touch(j)
@@ -465,11 +468,11 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 	}
 	for i, j := range e.win {
-		a := e.o[j]
+		a := e.js[j].o
 		if pick[i] {
 			a++
 		}
-		if a != e.al[j] {
+		if a != e.js[j].al {
 			e.setAl(j, a)
 			e.touch(j)
 		}
@@ -485,8 +488,8 @@ type winJob struct{ w, lo, hi, o float64 }
 // position in the window.
 func (e *evPlanner) windowCandidate(j int32, x float64, pos int32) candidate {
 	pw := math.Inf(1)
-	if w := e.rd.w[j]; w > 0 {
-		pw = float64(e.o[j]) / w
+	if w := e.js[j].w; w > 0 {
+		pw = float64(e.js[j].o) / w
 	}
 	return candidate{x, pw, e.rd.rank[j], pos}
 }
@@ -516,15 +519,15 @@ func (e *evPlanner) rebuild(r float64) {
 	e.lo, e.hi = math.Inf(1), math.Inf(1) // everyone eligible is "below"
 	cand := e.cand[:0]
 	for _, j := range e.live {
-		e.winPos[j] = -1
-		w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+		e.js[j].winPos = -1
+		w, mn, mx := e.js[j].w, e.js[j].lo, e.js[j].hi
 		s := float64(w * r)
 		if w == 0 {
 			s = 0
 		}
 		s = math.Min(math.Max(s, mn), mx)
 		o := int(s)
-		e.o[j] = o
+		e.js[j].o = o
 		e.sumO += o
 		if float64(o) < mx {
 			pw := math.Inf(1)
@@ -563,14 +566,14 @@ func (e *evPlanner) rebuild(r float64) {
 	e.theta, e.beta = cut, e.delta/4
 	e.evaluateAll(r)
 	for _, c := range cand[:spare] {
-		e.setAl(c.k, e.o[c.k]+1)
+		e.setAl(c.k, e.js[c.k].o+1)
 	}
 	for _, c := range cand[spare:] {
-		e.setAl(c.k, e.o[c.k])
+		e.setAl(c.k, e.js[c.k].o)
 	}
 	for _, j := range e.live {
-		if e.cls[j] == clsCapped {
-			e.setAl(j, e.o[j])
+		if e.js[j].cls == clsCapped {
+			e.setAl(j, e.js[j].o)
 		}
 		e.touch(j)
 	}
@@ -636,8 +639,8 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 		for _, j := range e.live {
 			e.isPending[j] = false
 			e.cver[j]++
-			if a := e.al[j]; a > 0 {
-				e.far = append(e.far, compEntry{t + e.lrem[e.livePos[j]]/float64(a), j, e.cver[j]})
+			if a := e.js[j].al; a > 0 {
+				e.far = append(e.far, compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]})
 			}
 		}
 		e.reheap(math.Inf(-1))
@@ -648,8 +651,8 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 				continue
 			}
 			e.cver[j]++
-			if a := e.al[j]; a > 0 {
-				x := compEntry{t + e.lrem[e.livePos[j]]/float64(a), j, e.cver[j]}
+			if a := e.js[j].al; a > 0 {
+				x := compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]}
 				if x.c <= e.horizon {
 					h.push(x)
 				} else {
@@ -692,11 +695,11 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 	}
 	dt = math.Inf(1)
 	for _, x := range e.cbuf {
-		dt = min(dt, e.lrem[e.livePos[x.j]]/float64(e.al[x.j]))
+		dt = min(dt, e.lrem[e.js[x.j].livePos]/float64(e.js[x.j].al))
 	}
 	cut := dt * (1 + CompletionTolerance)
 	for _, x := range e.cbuf {
-		if e.lrem[e.livePos[x.j]]/float64(e.al[x.j]) <= cut {
+		if e.lrem[e.js[x.j].livePos]/float64(e.js[x.j].al) <= cut {
 			e.buf = append(e.buf, x.j)
 		} else {
 			h.push(x)
@@ -762,23 +765,23 @@ func (e *evPlanner) leave(j int32) {
 	e.alive[j] = false
 	e.sumMax -= e.jobs[j].Max
 	e.wl.remove(int(j))
-	k := e.livePos[j]
+	k := e.js[j].livePos
 	n := len(e.live) - 1
 	last := e.live[n]
 	e.live[k], e.lrem[k], e.lal[k] = last, e.lrem[n], e.lal[n]
-	e.livePos[last] = k
+	e.js[last].livePos = k
 	e.live, e.lrem, e.lal = e.live[:n], e.lrem[:n], e.lal[:n]
 }
 
 // setAl sets job j's slots (and queues a new completion estimate when
 // they change).
 func (e *evPlanner) setAl(j int32, a int) {
-	if a != e.al[j] && !e.isPending[j] {
+	if a != e.js[j].al && !e.isPending[j] {
 		e.isPending[j] = true
 		e.pending = append(e.pending, j)
 	}
-	e.al[j] = a
-	e.lal[e.livePos[j]] = float64(a)
+	e.js[j].al = a
+	e.lal[e.js[j].livePos] = float64(a)
 }
 
 // work does dt seconds of every live job's work: planRecompute's
