@@ -36,18 +36,20 @@ import (
 // and maxima, so between completions they are fixed and each completion
 // moves the water level R. The total as a function of R is piecewise
 // linear with breakpoints at Min/Weight and Max/Weight that only move when
-// a job leaves: kept sorted under Fenwick trees (waterline), they make each
-// step of computeMRv1's doubling and bisection O(log J) instead of a pass
-// over the live jobs, the exact in-order float sum Hadoop's loop computes
-// being evaluated only when the estimate is too close to the target to
-// decide. The rounding and the next completion are event-driven over heaps
+// a job leaves: kept sorted under Fenwick trees (waterline), one descent
+// per completion finds the segment where the total crosses the target, and
+// the monotonicity of Hadoop's sum decides computeMRv1's doubling and
+// bisection steps from it, the exact in-order float sum Hadoop's loop
+// computes being evaluated only when the estimate is too close to the
+// target to decide. The rounding and the next completion are event-driven
 // (planEvents): a job is looked at again only when R passes a value known
-// in advance at which its floored share or its rank among the spare slots
-// can change. What stays a pass over the live jobs per completion is the
-// work done, one multiply-subtract each, as in planRecompute. For fewer
-// jobs, or many of one weight, a pass with a small constant (planScan:
-// floors, a selection of the spare slots in a window of deficits, the next
-// completion) is faster, and eventsPay chooses. YARN (integer
+// in advance at which its slots or its rank among the spare slots can
+// change, and the next completion comes from estimates that only change
+// when a job's slots do. What stays a pass over the live jobs per
+// completion is the work done, one multiply-subtract each, as in
+// planRecompute. For fewer jobs, or many of one weight, a pass with a small
+// constant (planScan: floors, a selection of the spare slots in a window
+// of deficits, the next completion) is faster, and eventsPay chooses. YARN (integer
 // shares whose sum has no closed form) and inputs outside the documented
 // preconditions (NaN weights or submission times, minima above maxima)
 // take the direct computation.

@@ -27,27 +27,33 @@ const completionSlack = 16
 // stays a pass. Between completions only the water level R moves, and a
 // job's state in the rounding changes at values of R known in advance:
 //
-//   - its floored share o = floor(w R) (clamped into [Min, Max]) steps up
-//     at R = (o+1)/w;
-//   - its deficit w R - o (Slots's first key) crosses the bounds lo and hi
-//     of a window of deficits at R = (o+lo)/w and (o+hi)/w.
+//   - its deficit w R - o (Slots's first key; o = floor(w R), clamped into
+//     [Min, Max]) crosses the bounds lo and hi of a window of deficits at
+//     R = (o+lo)/w and (o+hi)/w;
+//   - below the window its slots are o, above it o+1, and the latter stay
+//     o+1 when the floor steps up to o+1 (the deficit then below the
+//     window) until the deficit reaches the window again at (o+1+lo)/w:
+//     one look per slot gained, and no look at a floor step.
 //
 // Jobs above the window get a spare slot, jobs below get none, and the
 // spare slots left go to the window's first jobs in Slots's order (exact
-// keys, selected every interval): the same allocation as Slots whenever
-// the spare slots fall within the window, which the counts tell. Each
-// job's next such R sits in a heap; an interval re-evaluates only the jobs
-// whose R has passed, exactly, as the direct computation would. When the
-// spare slots leave the window, or R goes down (the target shrank), every
-// job is re-evaluated and the window re-centred on the cut (rebuild).
+// keys, selected every interval, mostly among a narrow band around the
+// last cut: selectWindow): the same allocation as Slots whenever the spare
+// slots fall within the window, which the counts tell. Each job's next
+// such R sits in a bucket queue (evQueue); an interval re-evaluates only
+// the jobs whose R has passed, exactly, as the direct computation would.
+// When the spare slots leave the window, or R goes down (the target
+// shrank), every job is re-evaluated and the window re-centred on the cut
+// (rebuild).
 //
 // The interval's length is the least remaining/slots. A job's quotient
 // falls by the interval's length every interval while its slots stay, so
 // its estimated completion time t + remaining/slots, taken when its slots
 // last changed, holds up to the roundings of the work done since; a heap of
-// those estimates names the few jobs near the minimum, whose exact
-// quotients decide (nextCompletion). The work pass is then one
-// multiply-subtract per live job and nothing else.
+// the nearest estimates (the rest unordered behind a horizon) names the
+// few jobs near the minimum, whose exact quotients decide
+// (nextCompletion). The work pass is then one multiply-subtract per live
+// job and nothing else, and the changes are listed from a bitset.
 func planEvents(jobs []Job, total int, now float64) mps.Plan {
 	return planEventsWith(jobs, total, now, 0, nearCompletions)
 }
