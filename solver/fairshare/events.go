@@ -298,7 +298,7 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	case clsWindow:
 		e.js[j].winPos = int32(len(e.win))
 		e.win = append(e.win, j)
-		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o)})
+		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), e.js[j].al})
 	}
 	if c != clsCapped {
 		e.elig++
@@ -473,14 +473,14 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 			e.theta = max(e.theta, c.deficit)
 		}
 	}
-	for i, j := range e.win {
-		a := e.js[j].o
+	for i := range e.winJob {
+		a := int(e.winJob[i].o)
 		if pick[i] {
 			a++
 		}
-		if a != e.js[j].al {
-			e.setAl(j, a)
-			e.touch(j)
+		if a != e.winJob[i].al { // only then the job's own state is read
+			e.setAl(e.win[i], a)
+			e.touch(e.win[i])
 		}
 	}
 }
@@ -488,7 +488,10 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 // winJob is what selectWindow needs of a window job, kept beside win so
 // that its pass over the window reads memory in order (reading the per-job
 // arrays at the window's scattered indexes was most of its time).
-type winJob struct{ w, lo, hi, o float64 }
+type winJob struct {
+	w, lo, hi, o float64
+	al           int // the job's slots (setAl keeps it)
+}
 
 // windowCandidate is window job j's keys at deficit x; its k is the job's
 // position in the window.
@@ -788,6 +791,9 @@ func (e *evPlanner) setAl(j int32, a int) {
 	}
 	e.js[j].al = a
 	e.lal[e.js[j].livePos] = float64(a)
+	if wp := e.js[j].winPos; wp >= 0 {
+		e.winJob[wp].al = a
+	}
 }
 
 // work does dt seconds of every live job's work: planRecompute's
