@@ -361,3 +361,39 @@ func TestEvQueue(t *testing.T) {
 		}
 	})
 }
+
+// TestSubScaled checks the work pass (SSE2 assembly on amd64) against the
+// Go loop bit for bit, on every length up to a few dozen (the unrolled part
+// and the tail) and on values that round: subnormals, large and tiny
+// products, exact cancellations, zeros and infinities.
+func TestSubScaled(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 40).Draw(t, "n")
+		value := rapid.OneOf(
+			rapid.Float64(),
+			rapid.Float64Range(0, 1e6),
+			rapid.SampledFrom([]float64{0, 1, 3, 5e-324, 0x1p-1022, 1e308, math.Inf(1), -0.0}),
+		)
+		rem := rapid.SliceOfN(value, n, n).Draw(t, "rem")
+		a := rapid.SliceOfN(rapid.Float64Range(0, 1e5), n, n+3).Draw(t, "slots")
+		dt := rapid.OneOf(rapid.Float64(), rapid.Float64Range(0, 1), rapid.SampledFrom([]float64{0, 1e-300, 1.0 / 3})).Draw(t, "dt")
+		got := slices.Clone(rem)
+		want := slices.Clone(rem)
+		subScaled(got, a, dt)
+		for k := range want {
+			want[k] -= a[k] * dt // the expression planRecompute uses
+		}
+		for k := range want {
+			if math.Float64bits(got[k]) != math.Float64bits(want[k]) && !(got[k] != got[k] && want[k] != want[k]) {
+				t.Fatalf("k = %d: %v - %v*%v: got %v, want %v", k, rem[k], a[k], dt, got[k], want[k])
+			}
+		}
+		goLoop := slices.Clone(rem)
+		subScaledGo(goLoop, a, dt)
+		for k := range want {
+			if math.Float64bits(goLoop[k]) != math.Float64bits(want[k]) && !(goLoop[k] != goLoop[k] && want[k] != want[k]) {
+				t.Fatalf("Go loop, k = %d: got %v, want %v", k, goLoop[k], want[k])
+			}
+		}
+	})
+}

@@ -797,22 +797,27 @@ func (e *evPlanner) setAl(j int32, a int) {
 }
 
 // work does dt seconds of every live job's work: planRecompute's
-// remaining[j] -= slots*dt, the same expression, and nothing else in the
-// loop, unrolled by four (the quadratic part of the plan: a multiply and a
-// subtract per live job per interval).
+// remaining[j] -= slots*dt, the same operations, and nothing else (the
+// quadratic part of the plan: a multiply and a subtract per live job per
+// interval; subScaled).
 func (e *evPlanner) work(dt float64) {
-	rem := e.lrem
-	lal := e.lal[:len(rem)]
+	subScaled(e.lrem, e.lal[:len(e.lrem)], dt)
+}
+
+// subScaledGo is subScaled in Go, unrolled by four: the portable version
+// and the assembly's reference in tests.
+func subScaledGo(rem, a []float64, dt float64) {
+	a = a[:len(rem)]
 	n := len(rem) &^ 3
 	for k := 0; k < n; k += 4 {
-		r, a := rem[k:k+4:k+4], lal[k:k+4:k+4]
-		r[0] -= a[0] * dt
-		r[1] -= a[1] * dt
-		r[2] -= a[2] * dt
-		r[3] -= a[3] * dt
+		r, s := rem[k:k+4:k+4], a[k:k+4:k+4]
+		r[0] -= s[0] * dt
+		r[1] -= s[1] * dt
+		r[2] -= s[2] * dt
+		r[3] -= s[3] * dt
 	}
 	for k := n; k < len(rem); k++ {
-		rem[k] -= lal[k] * dt
+		rem[k] -= a[k] * dt
 	}
 }
 
