@@ -202,13 +202,16 @@ type evPlanner struct {
 	elig  int        // live jobs not in clsCapped
 
 	lo, hi, delta float64 // the window of deficits and its half width
-	theta, beta   float64 // the band selectWindow selects in: centre, half width
-	dwin          []float64
-	band          []int32
-	pick          []bool
-	win           []int32 // the jobs in clsWindow
-	winJob        []winJob
-	sinceRebuild  int
+	// The deficits up to which a job's class lasts (see evaluate): above
+	// the window 1+max(lo, 0), in it min(hi, 1), below it min(lo, 1).
+	nextAbove, nextWin, nextBelow float64
+	theta, beta                   float64 // the band selectWindow selects in: centre, half width
+	dwin                          []float64
+	band                          []int32
+	pick                          []bool
+	win                           []int32 // the jobs in clsWindow
+	winJob                        []winJob
+	sinceRebuild                  int
 
 	queue evQueue
 	buf   []int32
@@ -255,7 +258,8 @@ type jobState struct {
 // r, exactly as the direct computation sees it (shareMRv1 and floorSlots,
 // spelled out as in rounding.round), and counts it.
 func (e *evPlanner) evaluate(j int32, r float64) {
-	w, mn, mx := e.js[j].w, e.js[j].lo, e.js[j].hi
+	js := &e.js[j]
+	w, mn, mx := js.w, js.lo, js.hi
 	s := float64(w * r) // rounded here: no fused multiply-add
 	if w == 0 {
 		s = 0
@@ -281,24 +285,24 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 		// looks at J = 10,000). Past the floor step o and the class are
 		// those of the last look; the counts advance uses (sumO + above)
 		// are unchanged by the step.
-		c, next = clsAbove, 1+max(e.lo, 0)
+		c, next = clsAbove, e.nextAbove
 		if float64(o+1) >= mx {
 			next = math.Inf(1)
 		}
 	case d >= e.lo:
-		c, next = clsWindow, math.Min(e.hi, 1)
+		c, next = clsWindow, e.nextWin
 	default:
-		c, next = clsBelow, math.Min(e.lo, 1)
+		c, next = clsBelow, e.nextBelow
 	}
-	e.js[j].o, e.js[j].cls = o, c
+	js.o, js.cls = o, c
 	e.sumO += o
 	switch c {
 	case clsAbove:
 		e.above++
 	case clsWindow:
-		e.js[j].winPos = int32(len(e.win))
+		js.winPos = int32(len(e.win))
 		e.win = append(e.win, j)
-		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), e.js[j].al})
+		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o})
 	}
 	if c != clsCapped {
 		e.elig++
@@ -309,7 +313,7 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	// looked at again at the next interval.
 	at := math.Inf(1)
 	if w > 0 && !math.IsInf(next, 1) {
-		at = (float64(o) + next) * e.js[j].iw * (1 - 1e-12)
+		at = (float64(o) + next) * js.iw * (1 - 1e-12)
 		if !(at > r) {
 			at = math.Nextafter(r, math.Inf(1))
 		}
@@ -319,20 +323,21 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 
 // forget takes job j's counts out (before evaluate or when it leaves).
 func (e *evPlanner) forget(j int32) {
-	e.sumO -= e.js[j].o
-	switch e.js[j].cls {
+	js := &e.js[j]
+	e.sumO -= js.o
+	switch js.cls {
 	case clsAbove:
 		e.above--
 	case clsWindow:
-		k := e.js[j].winPos
+		k := js.winPos
 		n := len(e.win) - 1
 		last := e.win[n]
 		e.win[k], e.winJob[k] = last, e.winJob[n]
 		e.js[last].winPos = k
 		e.win, e.winJob = e.win[:n], e.winJob[:n]
-		e.js[j].winPos = -1
+		js.winPos = -1
 	}
-	if e.js[j].cls != clsCapped {
+	if js.cls != clsCapped {
 		e.elig--
 	}
 }
@@ -373,11 +378,12 @@ func (e *evPlanner) advance(r float64) {
 
 // setSlots sets a job's slots from its class (window jobs: selectWindow).
 func (e *evPlanner) setSlots(j int32) {
-	a := e.js[j].o
-	if e.js[j].cls == clsAbove {
+	js := &e.js[j]
+	a := js.o
+	if js.cls == clsAbove {
 		a++
 	}
-	if e.js[j].cls != clsWindow {
+	if js.cls != clsWindow {
 		e.setAl(j, a)
 	}
 	e.touch(j)
@@ -396,12 +402,13 @@ func (e *evPlanner) setSlots(j int32) {
 // first ones are exactly Slots's first k. Otherwise the jobs above the
 // band, or below it, are selected among, and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
-	d := e.dwin[:0]
+	d := grow(e.dwin, len(e.winJob))
 	band := e.band[:0]
 	lo, hi := e.theta-e.beta, e.theta+e.beta
 	above := 0
-	for i, wj := range e.winJob {
+	for i := range e.winJob {
 		// shareMRv1 spelled out as in evaluate: the share minus the floor.
+		wj := &e.winJob[i] // not a copy: this loop runs some 1.5 million times
 		w, mn, mx := wj.w, wj.lo, wj.hi
 		s := float64(w * r)
 		if w == 0 {
@@ -414,7 +421,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 			s = mx
 		}
 		x := s - wj.o
-		d = append(d, x)
+		d[i] = x
 		switch {
 		case x > hi:
 			above++
@@ -474,7 +481,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 	}
 	for i := range e.winJob {
-		a := int(e.winJob[i].o)
+		a := e.winJob[i].oi
 		if pick[i] {
 			a++
 		}
@@ -491,6 +498,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 type winJob struct {
 	w, lo, hi, o float64
 	al           int // the job's slots (setAl keeps it)
+	oi           int // o as an int
 }
 
 // windowCandidate is window job j's keys at deficit x; its k is the job's
@@ -551,7 +559,7 @@ func (e *evPlanner) rebuild(r float64) {
 	spare := target - e.sumO
 	if spare < 0 || spare > len(cand) {
 		// Slots's heap decides; the window is centred anywhere.
-		e.lo, e.hi = 0.5-e.delta, 0.5+e.delta
+		e.setWindow(0.5-e.delta, 0.5+e.delta)
 		e.evaluateAll(r)
 		e.heapRound(r)
 		return
@@ -571,7 +579,7 @@ func (e *evPlanner) rebuild(r float64) {
 	// Selected jobs have deficits >= cut >= lo, the others <= cut <= hi:
 	// the window holds the boundary, so the classes agree with the
 	// selection just made.
-	e.lo, e.hi = cut-e.delta, cut+e.delta
+	e.setWindow(cut-e.delta, cut+e.delta)
 	e.theta, e.beta = cut, e.delta/4
 	e.evaluateAll(r)
 	for _, c := range cand[:spare] {
@@ -586,6 +594,12 @@ func (e *evPlanner) rebuild(r float64) {
 		}
 		e.touch(j)
 	}
+}
+
+// setWindow sets the window of deficits and what evaluate derives from it.
+func (e *evPlanner) setWindow(lo, hi float64) {
+	e.lo, e.hi = lo, hi
+	e.nextAbove, e.nextWin, e.nextBelow = 1+max(lo, 0), math.Min(hi, 1), math.Min(lo, 1)
 }
 
 // evaluateAll evaluates every live job afresh (counts from zero) and
@@ -785,13 +799,14 @@ func (e *evPlanner) leave(j int32) {
 // setAl sets job j's slots (and queues a new completion estimate when
 // they change).
 func (e *evPlanner) setAl(j int32, a int) {
-	if a != e.js[j].al && !e.isPending[j] {
+	js := &e.js[j]
+	if a != js.al && !e.isPending[j] {
 		e.isPending[j] = true
 		e.pending = append(e.pending, j)
 	}
-	e.js[j].al = a
-	e.lal[e.js[j].livePos] = float64(a)
-	if wp := e.js[j].winPos; wp >= 0 {
+	js.al = a
+	e.lal[js.livePos] = float64(a)
+	if wp := js.winPos; wp >= 0 {
 		e.winJob[wp].al = a
 	}
 }
