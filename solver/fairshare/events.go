@@ -386,7 +386,6 @@ func (e *evPlanner) setSlots(j int32) {
 	if js.cls != clsWindow {
 		e.setAl(j, a)
 	}
-	e.touch(j)
 }
 
 // selectWindow hands k spare slots to the window's first jobs in Slots's
@@ -800,9 +799,14 @@ func (e *evPlanner) leave(j int32) {
 // they change).
 func (e *evPlanner) setAl(j int32, a int) {
 	js := &e.js[j]
-	if a != js.al && !e.isPending[j] {
-		e.isPending[j] = true
-		e.pending = append(e.pending, j)
+	if a != js.al {
+		// Only a change is listed (touch) and needs a new completion
+		// estimate; a look that leaves the slots as they were costs neither.
+		e.touch(j)
+		if !e.isPending[j] {
+			e.isPending[j] = true
+			e.pending = append(e.pending, j)
+		}
 	}
 	js.al = a
 	e.lal[js.livePos] = float64(a)
