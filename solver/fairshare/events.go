@@ -429,30 +429,29 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 	}
 	e.dwin, e.band = d, band
-	pick := grow(e.pick, len(e.win))
-	e.pick = pick
+	// The candidates are the jobs with deficits in [cLo, cHi]; of the
+	// others, those above cHi get a slot and those below none.
 	cand := e.cand[:0]
+	var cLo, cHi float64
 	switch {
 	case above <= k && k <= above+len(band):
-		for i, x := range d {
-			pick[i] = x > hi
-		}
+		cLo, cHi = lo, hi
 		for _, i := range band {
 			cand = append(cand, e.windowCandidate(e.win[i], d[i], i))
 		}
 		k -= above
 		e.beta = max(e.beta*0.95, 1.0/(1<<20))
 	case k < above: // the k-th is above the band: select among those
+		cLo, cHi = math.Nextafter(hi, math.Inf(1)), math.Inf(1)
 		for i, x := range d {
-			pick[i] = false
 			if x > hi {
 				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
 			}
 		}
 		e.beta = min(e.beta*2, 1)
 	default: // below the band: those above it and in it all get a slot
+		cLo, cHi = math.Inf(-1), math.Nextafter(lo, math.Inf(-1))
 		for i, x := range d {
-			pick[i] = x >= lo
 			if x < lo {
 				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
 			}
@@ -462,9 +461,6 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 	}
 	e.cand = cand
 	selectFirst(cand, k)
-	for _, c := range cand[:k] {
-		pick[c.k] = true
-	}
 	// The next band's centre: the least deficit that got a slot here, or
 	// the largest that did not.
 	switch {
@@ -479,14 +475,29 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 			e.theta = max(e.theta, c.deficit)
 		}
 	}
+	// The slots: a job's own state is read only when they change.
 	for i := range e.winJob {
+		x := d[i]
+		if x >= cLo && x <= cHi {
+			continue // a candidate: below
+		}
 		a := e.winJob[i].oi
-		if pick[i] {
+		if x > cHi {
 			a++
 		}
-		if a != e.winJob[i].al { // only then the job's own state is read
+		if a != e.winJob[i].al {
 			e.setAl(e.win[i], a)
 			e.touch(e.win[i])
+		}
+	}
+	for n, c := range cand {
+		a := e.winJob[c.k].oi
+		if n < k {
+			a++
+		}
+		if a != e.winJob[c.k].al {
+			e.setAl(e.win[c.k], a)
+			e.touch(e.win[c.k])
 		}
 	}
 }
