@@ -362,8 +362,8 @@ func TestEvQueue(t *testing.T) {
 	})
 }
 
-// TestSubScaled checks the work pass (SSE2 assembly on amd64) against the
-// Go loop bit for bit, on every length up to a few dozen (the unrolled part
+// TestSubScaled checks the work pass (SSE2 and, where the CPU has it, AVX
+// assembly on amd64) against the Go loop bit for bit, on every length up to a few dozen (the unrolled part
 // and the tail) and on values that round: subnormals, large and tiny
 // products, exact cancellations, zeros and infinities.
 func TestSubScaled(t *testing.T) {
@@ -377,15 +377,21 @@ func TestSubScaled(t *testing.T) {
 		rem := rapid.SliceOfN(value, n, n).Draw(t, "rem")
 		a := rapid.SliceOfN(rapid.Float64Range(0, 1e5), n, n+3).Draw(t, "slots")
 		dt := rapid.OneOf(rapid.Float64(), rapid.Float64Range(0, 1), rapid.SampledFrom([]float64{0, 1e-300, 1.0 / 3})).Draw(t, "dt")
-		got := slices.Clone(rem)
 		want := slices.Clone(rem)
-		subScaled(got, a, dt)
 		for k := range want {
 			want[k] -= a[k] * dt // the expression planRecompute uses
 		}
-		for k := range want {
-			if math.Float64bits(got[k]) != math.Float64bits(want[k]) && !(got[k] != got[k] && want[k] != want[k]) {
-				t.Fatalf("k = %d: %v - %v*%v: got %v, want %v", k, rem[k], a[k], dt, got[k], want[k])
+		impls := map[string]func(rem, a []float64, dt float64){"subScaled": subScaled}
+		if hasAVX() {
+			impls["subScaledAVX"] = subScaledAVX
+		}
+		for name, f := range impls {
+			got := slices.Clone(rem)
+			f(got, a, dt)
+			for k := range want {
+				if math.Float64bits(got[k]) != math.Float64bits(want[k]) && !(got[k] != got[k] && want[k] != want[k]) {
+					t.Fatalf("%s, k = %d: %v - %v*%v: got %v, want %v", name, k, rem[k], a[k], dt, got[k], want[k])
+				}
 			}
 		}
 		goLoop := slices.Clone(rem)

@@ -73,6 +73,7 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 		prev:  make([]int, n), dirty: make([]uint64, (n+63)/64),
 		cver: make([]uint32, n), isPending: make([]bool, n),
 		delta: 1.0 / 64, now: now, horizon: math.Inf(1), near: near,
+		avx: hasAVX(),
 	}
 	// Over at most n intervals each estimate drifts from the exact quotient
 	// by at most (2n+4) roundings of the times involved (see
@@ -234,8 +235,10 @@ type evPlanner struct {
 	horizon   float64
 	sample    []float64
 	near      int // nearCompletions, or a test's value
-	relErr    float64
-	now       float64
+
+	avx    bool // the work pass may use AVX (hasAVX, asked once per plan)
+	relErr float64
+	now    float64
 }
 
 func (e *evPlanner) touch(j int32) {
@@ -838,6 +841,10 @@ func (e *evPlanner) setAl(j int32, a int) {
 // quadratic part of the plan: a multiply and a subtract per live job per
 // interval; subScaled).
 func (e *evPlanner) work(dt float64) {
+	if e.avx {
+		subScaledAVX(e.lrem, e.lal[:len(e.lrem)], dt)
+		return
+	}
 	subScaled(e.lrem, e.lal[:len(e.lrem)], dt)
 }
 

@@ -10,3 +10,14 @@ package fairshare
 //
 //go:noescape
 func subScaled(rem, a []float64, dt float64)
+
+// subScaledAVX is subScaled with 256-bit AVX (work_amd64.s), for CPUs and
+// systems where hasAVX holds.
+//
+//go:noescape
+func subScaledAVX(rem, a []float64, dt float64)
+
+// hasAVX reports whether the CPU has AVX and the OS saves its registers
+// (CPUID and XGETBV): planEvents asks once per plan, not a package
+// variable.
+func hasAVX() bool
