@@ -36,18 +36,20 @@ import (
 // and maxima, so between completions they are fixed and each completion
 // moves the water level R. The total as a function of R is piecewise
 // linear with breakpoints at Min/Weight and Max/Weight that only move when
-// a job leaves: kept sorted under Fenwick trees (waterline), they make each
-// step of computeMRv1's doubling and bisection O(log J) instead of a pass
-// over the live jobs, the exact in-order float sum Hadoop's loop computes
-// being evaluated only when the estimate is too close to the target to
-// decide. The rounding and the next completion are event-driven over heaps
+// a job leaves: kept sorted under Fenwick trees (waterline), one descent
+// per completion finds the segment where the total crosses the target, and
+// the monotonicity of Hadoop's sum decides computeMRv1's doubling and
+// bisection steps from it, the exact in-order float sum Hadoop's loop
+// computes being evaluated only when the estimate is too close to the
+// target to decide. The rounding and the next completion are event-driven
 // (planEvents): a job is looked at again only when R passes a value known
-// in advance at which its floored share or its rank among the spare slots
-// can change. What stays a pass over the live jobs per completion is the
-// work done, one multiply-subtract each, as in planRecompute. For fewer
-// jobs, or many of one weight, a pass with a small constant (planScan:
-// floors, a selection of the spare slots in a window of deficits, the next
-// completion) is faster, and eventsPay chooses. YARN (integer
+// in advance at which its slots or its rank among the spare slots can
+// change, and the next completion comes from estimates that only change
+// when a job's slots do. What stays a pass over the live jobs per
+// completion is the work done, one multiply-subtract each, as in
+// planRecompute. For fewer jobs, or many of one weight, a pass with a small
+// constant (planScan: floors, a selection of the spare slots in a window
+// of deficits, the next completion) is faster, and eventsPay chooses. YARN (integer
 // shares whose sum has no closed form) and inputs outside the documented
 // preconditions (NaN weights or submission times, minima above maxima)
 // take the direct computation.
@@ -62,14 +64,15 @@ func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
 }
 
 // eventsPay says which of the two exact MRv1 plans is faster for jobs:
-// planEvents past some 2,000 jobs of mostly distinct weights, planScan
+// planEvents from some 500 jobs of mostly distinct weights, planScan
 // otherwise. Jobs of equal weight have equal deficits, so they cross the
 // event-driven rounding's bounds together and fill its window, and the
-// scan's smaller constant wins (measured CPU per plan, 2 cores busy with
-// other work: distinct weights 15 / 14 ms at J = 1,000, 0.40 / 0.92 s at
-// J = 10,000 for events / scan; one weight 17 / 12 ms and 1.52 / 1.01 s).
+// scan's smaller constant wins. Measured per plan (solvertest.Large's
+// shape, S = 10 J, 2 cores shared, events / scan): 3.0 / 2.1 ms at J = 300,
+// 4.1-4.5 / 5.2 ms at 500, 8.7 / 14.9 ms at 1,000, 34 / 97 ms at 3,000;
+// one weight 16 / 15 ms at 1,000 and 131 / 105 ms at 3,000.
 func eventsPay(jobs []Job) bool {
-	if len(jobs) < 2000 {
+	if len(jobs) < 500 {
 		return false
 	}
 	ws := make([]float64, 0, len(jobs))
@@ -234,9 +237,10 @@ func planScan(jobs []Job, total int, now float64) mps.Plan {
 // entries. Jobs with weight 0 or Min == Max have no breakpoint: their share
 // is their Min.
 type waterline struct {
-	jobs  []Job
-	alive []bool
-	nLive int
+	jobs     []Job
+	alive    []bool
+	liveBits []uint64 // alive as a bitset
+	nLive    int
 
 	bpv []float64  // breakpoint values, ascending
 	pos [][2]int32 // per job: 1-based Fenwick positions of its two entries, 0 if none
@@ -259,11 +263,16 @@ type waterline struct {
 
 	// exact counts the evaluations that needed the exact in-order sum.
 	exact int
+
+	// The current solve's segment and proofs (see bracket).
+	segLo, segHi, segW float64
+	segC               int64
+	okLo, okHi         float64
 }
 
 func newWaterline(jobs []Job, alive []bool) *waterline {
 	n := len(jobs)
-	wl := &waterline{jobs: jobs, alive: alive, pos: make([][2]int32, n)}
+	wl := &waterline{jobs: jobs, alive: alive, pos: make([][2]int32, n), liveBits: make([]uint64, (n+63)/64)}
 	type entry struct {
 		v   float64
 		job int32
@@ -275,6 +284,7 @@ func newWaterline(jobs []Job, alive []bool) *waterline {
 		if !alive[j] {
 			continue
 		}
+		wl.liveBits[j>>6] |= 1 << (j & 63)
 		wl.nLive++
 		wl.base += int64(job.Min)
 		wl.sumMax += int64(job.Max)
@@ -347,6 +357,7 @@ func newWaterline(jobs []Job, alive []bool) *waterline {
 func (wl *waterline) remove(j int) {
 	job := wl.jobs[j]
 	wl.alive[j] = false
+	wl.liveBits[j>>6] &^= 1 << (j & 63)
 	wl.nLive--
 	wl.base -= int64(job.Min)
 	wl.sumMax -= int64(job.Max)
@@ -368,20 +379,80 @@ func (wl *waterline) add(i int, dc int64, dw float64) {
 // end of the bisection bracket, where the shares are evaluated.
 func (wl *waterline) solve(live []int, total int) float64 {
 	target := math.Min(float64(wl.sumMax), float64(total))
+	wl.bracket(live, target)
 	rMax := 1.0
-	for !wl.saturated(rMax) && wl.below(live, rMax, target) {
+	for !wl.saturated(rMax) && wl.belowNear(live, rMax, target) {
 		rMax *= 2
 	}
 	left, right := 0.0, rMax
 	for range Iterations {
 		mid := (left + right) / 2
-		if wl.below(live, mid, target) {
+		if wl.belowNear(live, mid, target) {
 			left = mid
 		} else {
 			right = mid
 		}
 	}
 	return right
+}
+
+// bracket prepares belowNear for one solve: it finds the segment between
+// two breakpoints where the estimated total crosses the target (a descent
+// of the Fenwick trees, O(log J)), keeps that segment's constant part and
+// slope, and proves the total below the target at the segment's left end
+// and not below at its right end where it can.
+//
+// Hadoop's total (the in-order float sum of the shares) is non-decreasing
+// in r: each share min(c, max(m, w r)) is, and a float sum is monotone in
+// each term. So once usedMRv1 at okLo is below the target, so is every r <=
+// okLo, and once it is not below at okHi, no r >= okHi is: the doubling and
+// bisection steps outside the segment are decided without a query, and
+// those inside it with the segment's line. Before, each of the thirty-odd
+// steps searched the breakpoints and summed the trees (a tenth of the plan
+// at J = 10,000).
+func (wl *waterline) bracket(live []int, target float64) {
+	m := len(wl.bpv)
+	pos, c, w := 0, wl.base, 0.0
+	for step := (1 << bits.Len(uint(m))) >> 1; step > 0; step >>= 1 {
+		np := pos + step
+		if np > m {
+			continue
+		}
+		c2, w2 := c+wl.fc[np], w+wl.fw[np]
+		if float64(c2)+w2*wl.bpv[np-1] < target {
+			pos, c, w = np, c2, w2
+		}
+	}
+	wl.segC, wl.segW = c, w
+	wl.segLo, wl.segHi = math.Inf(-1), math.Inf(1)
+	if pos > 0 {
+		wl.segLo = wl.bpv[pos-1]
+	}
+	if pos < m {
+		wl.segHi = wl.bpv[pos]
+	}
+	wl.okLo, wl.okHi = math.Inf(-1), math.Inf(1)
+	if pos > 0 && wl.below(live, wl.segLo, target) {
+		wl.okLo = wl.segLo
+	}
+	if pos < m && !wl.below(live, wl.segHi, target) {
+		wl.okHi = wl.segHi
+	}
+}
+
+// belowNear is below after bracket: the same answer, usedMRv1(live, r) <
+// target exactly, mostly without searching the breakpoints.
+func (wl *waterline) belowNear(live []int, r, target float64) bool {
+	switch {
+	case r <= wl.okLo:
+		return true
+	case r >= wl.okHi:
+		return false
+	case wl.segLo <= r && r < wl.segHi:
+		// Exactly the breakpoints up to the segment's left end are <= r.
+		return wl.belowWith(live, r, target, wl.segC, wl.segW)
+	}
+	return wl.below(live, r, target)
 }
 
 // below reports usedMRv1(live, r) < target exactly. The piecewise-linear
@@ -410,6 +481,14 @@ func (wl *waterline) below(live []int, r, target float64) bool {
 		c += wl.fc[i]
 		w += wl.fw[i]
 	}
+	return wl.belowWith(live, r, target, c, w)
+}
+
+// belowWith is below given the constant part c and slope w of the total
+// at r (the sums over the breakpoints <= r, plus the live minima). The
+// Fenwick nodes may be added in any order: the bound covers each node's
+// error and up to bits.Len(m) additions, whatever their order.
+func (wl *waterline) belowWith(live []int, r, target float64, c int64, w float64) bool {
 	est := float64(c) + w*r
 	const u = 0x1p-53
 	bound := 2 * u * (float64(wl.nLive+4)*(math.Abs(est)+1) + wl.mabs + wl.errK*wl.wabs*r)
@@ -421,10 +500,14 @@ func (wl *waterline) below(live []int, r, target float64) bool {
 	}
 	wl.exact++
 	used := 0.0
-	if live == nil { // the live jobs are those alive, in index order
-		for j := range wl.jobs {
-			if wl.alive[j] {
-				job := &wl.jobs[j]
+	if live == nil {
+		// The live jobs are those alive, in index order: the bitset skips
+		// the ones gone 64 at a time (at the plan's end, when the caps
+		// bind and every step is a tie, a loop over every job was a tenth
+		// of the plan at J = 10,000).
+		for wi, word := range wl.liveBits {
+			for ; word != 0; word &= word - 1 {
+				job := &wl.jobs[wi<<6|bits.TrailingZeros64(word)]
 				used += shareMRv1(job.Weight, job.Min, job.Max, r)
 			}
 		}

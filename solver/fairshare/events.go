@@ -2,6 +2,7 @@ package fairshare
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/flexd/flexd/solver/mps"
@@ -15,9 +16,10 @@ const (
 	clsAbove         // deficit > hi: a spare slot
 )
 
-// kBest is how many of the smallest completion quotients the work pass
-// keeps for the next interval (see planEvents).
-const kBest = 8
+// completionSlack scales the bound on how far a job's exact completion
+// quotient can drift from the estimate nextCompletion keeps (see there);
+// the bound proper is about a quarter of it.
+const completionSlack = 16
 
 // planEvents is planMRv1 without a pass over every live job per interval
 // for the shares, the rounding or the next completion; only the work done
@@ -25,48 +27,69 @@ const kBest = 8
 // stays a pass. Between completions only the water level R moves, and a
 // job's state in the rounding changes at values of R known in advance:
 //
-//   - its floored share o = floor(w R) (clamped into [Min, Max]) steps up
-//     at R = (o+1)/w;
-//   - its deficit w R - o (Slots's first key) crosses the bounds lo and hi
-//     of a window of deficits at R = (o+lo)/w and (o+hi)/w.
+//   - its deficit w R - o (Slots's first key; o = floor(w R), clamped into
+//     [Min, Max]) crosses the bounds lo and hi of a window of deficits at
+//     R = (o+lo)/w and (o+hi)/w;
+//   - below the window its slots are o, above it o+1, and the latter stay
+//     o+1 when the floor steps up to o+1 (the deficit then below the
+//     window) until the deficit reaches the window again at (o+1+lo)/w:
+//     one look per slot gained, and no look at a floor step.
 //
 // Jobs above the window get a spare slot, jobs below get none, and the
 // spare slots left go to the window's first jobs in Slots's order (exact
-// keys, selected every interval): the same allocation as Slots whenever
-// the spare slots fall within the window, which the counts tell. Each
-// job's next such R sits in a heap; an interval re-evaluates only the jobs
-// whose R has passed, exactly, as the direct computation would. When the
-// spare slots leave the window, or R goes down (the target shrank), every
-// job is re-evaluated and the window re-centred on the cut (rebuild).
+// keys, selected every interval, mostly among a narrow band around the
+// last cut: selectWindow): the same allocation as Slots whenever the spare
+// slots fall within the window, which the counts tell. Each job's next
+// such R sits in a bucket queue (evQueue); an interval re-evaluates only
+// the jobs whose R has passed, exactly, as the direct computation would.
+// When the spare slots leave the window, or R goes down (the target
+// shrank), every job is re-evaluated and the window re-centred on the cut
+// (rebuild).
 //
-// The interval's length is the least remaining/slots: the work pass keeps
-// the kBest smallest quotients, and a job's quotient only changes in
-// between if its slots do, and such jobs are re-evaluated; when the kept
-// ones do not prove the minimum (or who completes with it) a pass over
-// every live job does.
+// The interval's length is the least remaining/slots. A job's quotient
+// falls by the interval's length every interval while its slots stay, so
+// its estimated completion time t + remaining/slots, taken when its slots
+// last changed, holds up to the roundings of the work done since; a heap of
+// the nearest estimates (the rest unordered behind a horizon) names the
+// few jobs near the minimum, whose exact quotients decide
+// (nextCompletion). The work pass is then one multiply-subtract per live
+// job and nothing else, and the changes are listed from a bitset.
 func planEvents(jobs []Job, total int, now float64) mps.Plan {
-	return planEventsKeep(jobs, total, now, kBest)
+	return planEventsWith(jobs, total, now, 0, nearCompletions)
 }
 
-// planEventsKeep is planEvents keeping the keep smallest quotients (tests
-// use small values to exercise the pass that proves the minimum).
-func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
+// planEventsWith is planEvents with the estimates' error bound taken as
+// slack relative to the times (0: the bound proper) and about near
+// completion entries kept in the heap. Tests use a large slack, so that
+// many jobs need their exact quotient every interval, and a small near, so
+// that the entries move between the heap and far often.
+func planEventsWith(jobs []Job, total int, now float64, slack float64, near int) mps.Plan {
 	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
 	e := &evPlanner{
 		jobs: jobs, total: total,
 		alive: make([]bool, n),
-		o:     make([]int, n), al: make([]int, n), cls: make([]int8, n),
-		ver: make([]uint32, n), winPos: make([]int32, n), livePos: make([]int32, n),
-		stamp: make([]uint32, n), prev: make([]int, n),
-		delta: 1.0 / 64,
+		js:    make([]jobState, n),
+		prev:  make([]int, n), dirty: make([]uint64, (n+63)/64),
+		cver: make([]uint32, n), isPending: make([]bool, n),
+		delta: 1.0 / 64, now: now, horizon: math.Inf(1), near: near,
+		avx: hasAVX(),
 	}
-	e.best.k = keep
+	// Over at most n intervals each estimate drifts from the exact quotient
+	// by at most (2n+4) roundings of the times involved (see
+	// nextCompletion); completionSlack times that leaves room to spare.
+	e.relErr = completionSlack * 0x1p-53 * float64(2*n+4)
+	if slack > 0 {
+		e.relErr = slack
+	}
 	for j, job := range jobs {
-		e.winPos[j] = -1
+		e.js[j] = jobState{w: job.Weight, lo: float64(job.Min), hi: float64(job.Max), winPos: -1}
+		if job.Weight > 0 {
+			e.js[j].iw = 1 / job.Weight // a look's level needs no division
+		}
 		if job.Work > 0 {
 			e.alive[j] = true
-			e.livePos[j] = int32(len(e.live))
+			e.js[j].livePos = int32(len(e.live))
 			e.live = append(e.live, int32(j))
 			e.lrem = append(e.lrem, job.Work)
 			e.lal = append(e.lal, 0)
@@ -75,6 +98,7 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 			p.Completions[j] = now
 		}
 	}
+	e.queue.init(n)
 	e.wl = newWaterline(jobs, e.alive)
 	e.rd = newRounding(jobs)
 	e.r = math.Inf(-1)
@@ -85,7 +109,7 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 		r := e.wl.solve(nil, total)
 		e.advance(r)
 
-		dt, cands := e.nextCompletion()
+		dt, cands := e.nextCompletion(t)
 		if math.IsInf(dt, 1) || dt != dt {
 			for _, j := range e.live {
 				p.Completions[j] = math.Inf(1)
@@ -105,21 +129,37 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 		// The interval's changes: the jobs touched since the last interval
 		// emitted and those that left, in ascending order as
 		// planRecompute lists them.
+		// A bitset over the job indexes lists them in order without a sort
+		// (sorting the touched jobs was a tenth of the plan at J = 10,000).
 		iv := mps.Interval{Start: t, End: end}
 		first := len(e.slab)
-		list := append(e.touched, gone...)
-		slices.Sort(list)
-		for i, j := range list {
-			if i > 0 && list[i-1] == j {
+		for _, j := range gone {
+			e.dirty[j>>6] |= 1 << (j & 63)
+		}
+		for wi, word := range e.dirty {
+			if word == 0 {
 				continue
 			}
-			cur := 0
-			if e.alive[j] {
-				cur = e.al[j]
-			}
-			if cur != e.prev[j] {
-				e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
-				e.prev[j] = cur
+			e.dirty[wi] = 0
+			for ; word != 0; word &= word - 1 {
+				j := int32(wi<<6 | bits.TrailingZeros64(word))
+				cur := 0
+				if e.alive[j] {
+					cur = e.js[j].al
+				}
+				if cur != e.prev[j] {
+					if len(e.slab) == cap(e.slab) {
+						// A new chunk, this interval's changes so far moved
+						// into it: no copying of the earlier intervals'
+						// (growing one slab by doubling was a tenth of the
+						// plan at J = 10,000, half a million changes).
+						chunk := make([]mps.Change, len(e.slab)-first, max(1<<15, 2*n))
+						copy(chunk, e.slab[first:])
+						e.slab, first = chunk, 0
+					}
+					e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
+					e.prev[j] = cur
+				}
 			}
 		}
 		if len(e.slab) > first {
@@ -129,8 +169,6 @@ func planEventsKeep(jobs []Job, total int, now float64, keep int) mps.Plan {
 			copy(p.First, e.prev)
 		}
 		p.Intervals = append(p.Intervals, iv)
-		e.touched = list[:0]
-		e.epoch++
 		gone = gone[:0]
 
 		for _, j := range cands {
@@ -151,55 +189,80 @@ type evPlanner struct {
 	wl    *waterline
 	rd    *rounding
 
-	alive   []bool
-	live    []int32 // the live jobs, in no order
-	livePos []int32
+	alive []bool
+	live  []int32 // the live jobs, in no order
 	// lrem and lal are the live jobs' remaining work and slots, in the
 	// order of live, for the work pass.
 	lrem, lal []float64
 	sumMax    int // sum of the live jobs' Max
 
-	r     float64 // the water level the state is for
-	o     []int   // floored share, clamped into [Min, Max]
-	al    []int   // slots: o plus a spare slot or not
-	cls   []int8
-	sumO  int // sum of o over the live jobs
-	above int // live jobs in clsAbove
-	elig  int // live jobs not in clsCapped
+	r     float64    // the water level the state is for
+	js    []jobState // per job
+	sumO  int        // sum of o over the live jobs
+	above int        // live jobs in clsAbove
+	elig  int        // live jobs not in clsCapped
 
 	lo, hi, delta float64 // the window of deficits and its half width
-	win           []int32 // the jobs in clsWindow
-	winPos        []int32
-	sinceRebuild  int
+	// The deficits up to which a job's class lasts (see evaluate): above
+	// the window 1+max(lo, 0), in it min(hi, 1), below it min(lo, 1).
+	nextAbove, nextWin, nextBelow float64
+	theta, beta                   float64 // the band selectWindow selects in: centre, half width
+	dwin                          []float64
+	band                          []int32
+	pick                          []bool
+	win                           []int32 // the jobs in clsWindow
+	winJob                        []winJob
+	sinceRebuild                  int
 
-	heap evHeap
-	bulk bool     // evaluate appends to heap without ordering it (evaluateAll)
-	ver  []uint32 // a job's current heap entry; older ones are stale
-	buf  []int32
+	queue evQueue
+	buf   []int32
 
-	touched []int32 // jobs whose slots may have changed since the last interval emitted
-	stamp   []uint32
-	epoch   uint32
-	prev    []int // slots in the last interval emitted
-	slab    []mps.Change
+	dirty []uint64 // bitset of the jobs whose slots may have changed since the last interval emitted
+	prev  []int    // slots in the last interval emitted
+	slab  []mps.Change
+	cand  []candidate
 
-	best   kHeap // the kBest smallest quotients after the last work pass
-	bestOK bool  // best describes the live jobs' current quotients
-	cand   []candidate
+	// The next completion (see nextCompletion): each live job's estimated
+	// completion time in a heap, lazily deleted (an entry is current while
+	// its version is the job's cver), and the jobs whose slots changed
+	// since their entry was made.
+	comp      compHeap
+	cver      []uint32
+	pending   []int32
+	isPending []bool
+	cbuf      []compEntry
+	far       []compEntry // the entries above horizon, unordered
+	horizon   float64
+	sample    []float64
+	near      int // nearCompletions, or a test's value
+
+	avx    bool // the work pass may use AVX (hasAVX, asked once per plan)
+	relErr float64
+	now    float64
 }
 
 func (e *evPlanner) touch(j int32) {
-	if e.stamp[j] != e.epoch+1 {
-		e.stamp[j] = e.epoch + 1
-		e.touched = append(e.touched, j)
-	}
+	e.dirty[j>>6] |= 1 << (j & 63)
+}
+
+// jobState is what planEvents reads and writes of a job when it is looked
+// at, in one cache line: spread over a dozen arrays, a look missed the
+// cache once per array (most of the looks' time at J = 10,000).
+type jobState struct {
+	w, lo, hi, iw float64 // Weight, Min, Max, 1/Weight (0 if Weight is 0)
+	o             int     // floored share, clamped into [Min, Max]
+	al            int     // slots: o plus a spare slot or not
+	winPos        int32   // position in win, -1 if not in the window
+	livePos       int32   // position in live
+	cls           int8
 }
 
 // evaluate sets job j's floored share, class and next event at water level
 // r, exactly as the direct computation sees it (shareMRv1 and floorSlots,
 // spelled out as in rounding.round), and counts it.
 func (e *evPlanner) evaluate(j int32, r float64) {
-	w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+	js := &e.js[j]
+	w, mn, mx := js.w, js.lo, js.hi
 	s := float64(w * r) // rounded here: no fused multiply-add
 	if w == 0 {
 		s = 0
@@ -218,20 +281,31 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	case float64(o) >= mx:
 		c, next = clsCapped, math.Inf(1)
 	case d > e.hi:
-		c, next = clsAbove, 1
+		// It holds one slot more than its floor, and keeps that number when
+		// the floor steps up (its deficit then below the window) until the
+		// deficit enters the window again, or for good if that slot is its
+		// cap: one look per slot gained instead of two (a third of the
+		// looks at J = 10,000). Past the floor step o and the class are
+		// those of the last look; the counts advance uses (sumO + above)
+		// are unchanged by the step.
+		c, next = clsAbove, e.nextAbove
+		if float64(o+1) >= mx {
+			next = math.Inf(1)
+		}
 	case d >= e.lo:
-		c, next = clsWindow, math.Min(e.hi, 1)
+		c, next = clsWindow, e.nextWin
 	default:
-		c, next = clsBelow, math.Min(e.lo, 1)
+		c, next = clsBelow, e.nextBelow
 	}
-	e.o[j], e.cls[j] = o, c
+	js.o, js.cls = o, c
 	e.sumO += o
 	switch c {
 	case clsAbove:
 		e.above++
 	case clsWindow:
-		e.winPos[j] = int32(len(e.win))
+		js.winPos = int32(len(e.win))
 		e.win = append(e.win, j)
+		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o})
 	}
 	if c != clsCapped {
 		e.elig++
@@ -242,35 +316,31 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	// looked at again at the next interval.
 	at := math.Inf(1)
 	if w > 0 && !math.IsInf(next, 1) {
-		at = (float64(o) + next) / w * (1 - 1e-12)
+		at = (float64(o) + next) * js.iw * (1 - 1e-12)
 		if !(at > r) {
 			at = math.Nextafter(r, math.Inf(1))
 		}
 	}
-	e.ver[j]++
-	x := evEntry{at: at, j: j, ver: e.ver[j]}
-	if e.bulk { // evaluateAll heapifies once at the end
-		e.heap.xs = append(e.heap.xs, x)
-		return
-	}
-	e.heap.replaceMin(x) // advance's case: j's due entry is on top
+	e.queue.insert(j, at)
 }
 
 // forget takes job j's counts out (before evaluate or when it leaves).
 func (e *evPlanner) forget(j int32) {
-	e.sumO -= e.o[j]
-	switch e.cls[j] {
+	js := &e.js[j]
+	e.sumO -= js.o
+	switch js.cls {
 	case clsAbove:
 		e.above--
 	case clsWindow:
-		k := e.winPos[j]
-		last := e.win[len(e.win)-1]
-		e.win[k] = last
-		e.winPos[last] = k
-		e.win = e.win[:len(e.win)-1]
-		e.winPos[j] = -1
+		k := js.winPos
+		n := len(e.win) - 1
+		last := e.win[n]
+		e.win[k], e.winJob[k] = last, e.winJob[n]
+		e.js[last].winPos = k
+		e.win, e.winJob = e.win[:n], e.winJob[:n]
+		js.winPos = -1
 	}
-	if e.cls[j] != clsCapped {
+	if js.cls != clsCapped {
 		e.elig--
 	}
 }
@@ -283,111 +353,218 @@ func (e *evPlanner) advance(r float64) {
 		return
 	}
 	e.r = r
-	// Jobs whose state may have changed: each is looked at again and its
-	// entry replaced in place (one sift instead of a pop and a push).
-	// evaluate schedules the next look strictly after r, so the loop ends.
-	for e.heap.len() > 0 && e.heap.min().at <= r {
-		x := e.heap.min()
-		if x.ver != e.ver[x.j] || !e.alive[x.j] {
-			e.heap.pop()
-			continue
+	// Jobs whose state may have changed are looked at again, in any order:
+	// each evaluation depends on the job and r alone, and the counts are
+	// sums. evaluate schedules the next look strictly after r.
+	e.queue.due(r, func(j int32) {
+		if !e.alive[j] {
+			return
 		}
-		e.forget(x.j)
-		e.evaluate(x.j, r)
-		e.setSlots(x.j)
-	}
+		e.forget(j)
+		e.evaluate(j, r)
+		e.setSlots(j)
+	})
+	// The spare slots left for the window: the target less every job's
+	// floor and the slots above the window. Outside [0, len(win)] the cut
+	// has left the window, or Slots's heap is needed (floors above the
+	// target, more spare slots than eligible jobs: then k is below 0 or
+	// above the window and below jobs too); rebuild decides which, with
+	// every job's state afresh.
 	target := max(min(e.total, e.sumMax), 0)
-	spare := target - e.sumO
-	switch {
-	case spare < 0 || spare > e.elig:
-		e.heapRound(r)
-		return
-	case e.above > spare || spare-e.above > len(e.win):
+	k := target - e.sumO - e.above
+	if k < 0 || k > len(e.win) {
 		e.rebuild(r)
 		return
 	}
-	e.selectWindow(r, spare-e.above)
+	e.selectWindow(r, k)
 }
 
 // setSlots sets a job's slots from its class (window jobs: selectWindow).
 func (e *evPlanner) setSlots(j int32) {
-	a := e.o[j]
-	if e.cls[j] == clsAbove {
+	js := &e.js[j]
+	a := js.o
+	if js.cls == clsAbove {
 		a++
 	}
-	if e.cls[j] != clsWindow {
+	if js.cls != clsWindow {
 		e.setAl(j, a)
 	}
-	e.touch(j)
 }
 
 // selectWindow hands k spare slots to the window's first jobs in Slots's
 // order, with their exact keys at r.
+//
+// The window holds some 150 jobs at J = 10,000, and building every one's
+// keys and selecting among them each interval was a quarter of the plan.
+// The cut moves little between intervals, so only a band of deficits
+// around the last one, [theta - beta, theta + beta], is selected among:
+// every job above the band precedes every job in it in Slots's order (the
+// deficit is its first key), and those in turn precede the jobs below, so
+// when the k-th job falls in the band the jobs above it and the band's
+// first ones are exactly Slots's first k. Otherwise the jobs above the
+// band, or below it, are selected among, and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
-	cand := e.cand[:0]
-	for _, j := range e.win {
-		w := e.rd.w[j]
+	d := grow(e.dwin, len(e.winJob))
+	band := e.band[:0]
+	lo, hi := e.theta-e.beta, e.theta+e.beta
+	above := 0
+	for i := range e.winJob {
+		// shareMRv1 spelled out as in evaluate: the share minus the floor.
+		wj := &e.winJob[i] // not a copy: this loop runs some 1.5 million times
+		w, mn, mx := wj.w, wj.lo, wj.hi
 		s := float64(w * r)
 		if w == 0 {
 			s = 0
 		}
-		s = math.Min(math.Max(s, e.rd.lo[j]), e.rd.hi[j])
-		o := e.o[j]
-		pw := math.Inf(1)
-		if w > 0 {
-			pw = float64(o) / w
+		if s < mn {
+			s = mn
 		}
-		cand = append(cand, candidate{s - float64(o), pw, e.rd.rank[j], j})
+		if s > mx {
+			s = mx
+		}
+		x := s - wj.o
+		d[i] = x
+		switch {
+		case x > hi:
+			above++
+		case x >= lo:
+			band = append(band, int32(i))
+		}
+	}
+	e.dwin, e.band = d, band
+	// The candidates are the jobs with deficits in [cLo, cHi]; of the
+	// others, those above cHi get a slot and those below none.
+	cand := e.cand[:0]
+	var cLo, cHi float64
+	switch {
+	case above <= k && k <= above+len(band):
+		cLo, cHi = lo, hi
+		for _, i := range band {
+			cand = append(cand, e.windowCandidate(e.win[i], d[i], i))
+		}
+		k -= above
+		e.beta = max(e.beta*0.95, 1.0/(1<<20))
+	case k < above: // the k-th is above the band: select among those
+		cLo, cHi = math.Nextafter(hi, math.Inf(1)), math.Inf(1)
+		for i, x := range d {
+			if x > hi {
+				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+			}
+		}
+		e.beta = min(e.beta*2, 1)
+	default: // below the band: those above it and in it all get a slot
+		cLo, cHi = math.Inf(-1), math.Nextafter(lo, math.Inf(-1))
+		for i, x := range d {
+			if x < lo {
+				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+			}
+		}
+		k -= above + len(band)
+		e.beta = min(e.beta*2, 1)
 	}
 	e.cand = cand
 	selectFirst(cand, k)
-	for i, c := range cand {
-		a := e.o[c.k]
-		if i < k {
-			a++
+	// The next band's centre: the least deficit that got a slot here, or
+	// the largest that did not.
+	switch {
+	case k > 0:
+		e.theta = cand[0].deficit
+		for _, c := range cand[:k] {
+			e.theta = min(e.theta, c.deficit)
 		}
-		if a != e.al[c.k] {
-			e.setAl(c.k, a)
-			e.touch(c.k)
+	case len(cand) > 0:
+		e.theta = cand[0].deficit
+		for _, c := range cand {
+			e.theta = max(e.theta, c.deficit)
 		}
 	}
+	// The slots: a job's own state is read only when they change.
+	for i := range e.winJob {
+		x := d[i]
+		if x >= cLo && x <= cHi {
+			continue // a candidate: below
+		}
+		a := e.winJob[i].oi
+		if x > cHi {
+			a++
+		}
+		if a != e.winJob[i].al {
+			e.setAl(e.win[i], a)
+			e.touch(e.win[i])
+		}
+	}
+	for n, c := range cand {
+		a := e.winJob[c.k].oi
+		if n < k {
+			a++
+		}
+		if a != e.winJob[c.k].al {
+			e.setAl(e.win[c.k], a)
+			e.touch(e.win[c.k])
+		}
+	}
+}
+
+// winJob is what selectWindow needs of a window job, kept beside win so
+// that its pass over the window reads memory in order (reading the per-job
+// arrays at the window's scattered indexes was most of its time).
+type winJob struct {
+	w, lo, hi, o float64
+	al           int // the job's slots (setAl keeps it)
+	oi           int // o as an int
+}
+
+// windowCandidate is window job j's keys at deficit x; its k is the job's
+// position in the window.
+func (e *evPlanner) windowCandidate(j int32, x float64, pos int32) candidate {
+	pw := math.Inf(1)
+	if w := e.js[j].w; w > 0 {
+		pw = float64(e.js[j].o) / w
+	}
+	return candidate{x, pw, e.rd.rank[j], pos}
 }
 
 // rebuild re-evaluates every live job at r, selects the spare slots among
 // all of them (as rounding.round's full path) and centres the window on
 // the cut.
 func (e *evPlanner) rebuild(r float64) {
-	// The window's width trades the selection every interval (its jobs)
-	// against these rebuilds (every job): aim at some 200 jobs in it, the
-	// deficits being spread over [0, 1), and widen it while rebuilds come
-	// often (the cut wanders). Measured at J = 1,000 and 10,000: 50 jobs
-	// rebuild too often, 800 select too many.
+	// The window's width trades the pass over its jobs every interval
+	// against these rebuilds (every job): aim at some 2 x half jobs in it,
+	// the deficits being spread over [0, 1), and widen it while rebuilds
+	// come often (the cut wanders). Rebuilds cost more the more jobs there
+	// are, so the window is wider past 3,000 jobs. Measured in instructions
+	// (cachegrind) per plan of solvertest.Large's shape: half = 96 is best at
+	// J = 1,000 (128: 9% more), 128 at 10,000 (48, 64, 96, 160, 200, 256:
+	// 1.07G, 0.98G, 0.95G, 0.93G, 0.96G, 0.99G against 0.92G).
+	half := 96.0
+	if len(e.live) > 3000 {
+		half = 128
+	}
 	switch {
 	case e.r == math.Inf(-1): // the first
-		e.delta = math.Max(96/float64(max(len(e.live), 1)), 1.0/4096)
+		e.delta = math.Max(half/float64(max(len(e.live), 1)), 1.0/4096)
 	case e.sinceRebuild < 16:
 		e.delta = math.Min(e.delta*2, 1)
 	default:
-		e.delta = math.Max(96/float64(max(e.elig, 1)), 1.0/4096)
+		e.delta = math.Max(half/float64(max(e.elig, 1)), 1.0/4096)
 	}
 	e.sinceRebuild = 0
 	e.r = r
-	e.heap.reset()
-	e.win = e.win[:0]
+	e.win, e.winJob = e.win[:0], e.winJob[:0]
 	e.sumO, e.above, e.elig = 0, 0, 0
 	// First the floors, with the window open wide, to find the cut.
 	e.lo, e.hi = math.Inf(1), math.Inf(1) // everyone eligible is "below"
 	cand := e.cand[:0]
 	for _, j := range e.live {
-		e.winPos[j] = -1
-		w, mn, mx := e.rd.w[j], e.rd.lo[j], e.rd.hi[j]
+		e.js[j].winPos = -1
+		w, mn, mx := e.js[j].w, e.js[j].lo, e.js[j].hi
 		s := float64(w * r)
 		if w == 0 {
 			s = 0
 		}
 		s = math.Min(math.Max(s, mn), mx)
 		o := int(s)
-		e.o[j] = o
+		e.js[j].o = o
 		e.sumO += o
 		if float64(o) < mx {
 			pw := math.Inf(1)
@@ -402,7 +579,7 @@ func (e *evPlanner) rebuild(r float64) {
 	spare := target - e.sumO
 	if spare < 0 || spare > len(cand) {
 		// Slots's heap decides; the window is centred anywhere.
-		e.lo, e.hi = 0.5-e.delta, 0.5+e.delta
+		e.setWindow(0.5-e.delta, 0.5+e.delta)
 		e.evaluateAll(r)
 		e.heapRound(r)
 		return
@@ -422,34 +599,37 @@ func (e *evPlanner) rebuild(r float64) {
 	// Selected jobs have deficits >= cut >= lo, the others <= cut <= hi:
 	// the window holds the boundary, so the classes agree with the
 	// selection just made.
-	e.lo, e.hi = cut-e.delta, cut+e.delta
+	e.setWindow(cut-e.delta, cut+e.delta)
+	e.theta, e.beta = cut, e.delta/4
 	e.evaluateAll(r)
 	for _, c := range cand[:spare] {
-		e.setAl(c.k, e.o[c.k]+1)
+		e.setAl(c.k, e.js[c.k].o+1)
 	}
 	for _, c := range cand[spare:] {
-		e.setAl(c.k, e.o[c.k])
+		e.setAl(c.k, e.js[c.k].o)
 	}
 	for _, j := range e.live {
-		if e.cls[j] == clsCapped {
-			e.setAl(j, e.o[j])
+		if e.js[j].cls == clsCapped {
+			e.setAl(j, e.js[j].o)
 		}
 		e.touch(j)
 	}
-	e.bestOK = false
+}
+
+// setWindow sets the window of deficits and what evaluate derives from it.
+func (e *evPlanner) setWindow(lo, hi float64) {
+	e.lo, e.hi = lo, hi
+	e.nextAbove, e.nextWin, e.nextBelow = 1+max(lo, 0), math.Min(hi, 1), math.Min(lo, 1)
 }
 
 // evaluateAll evaluates every live job afresh (counts from zero) and
-// builds the heap of their next looks in one heapify.
+// queues their next looks afresh.
 func (e *evPlanner) evaluateAll(r float64) {
 	e.sumO = 0
-	e.heap.reset()
-	e.bulk = true
+	e.queue.reset(r)
 	for _, j := range e.live {
 		e.evaluate(j, r)
 	}
-	e.bulk = false
-	e.heap.heapify()
 }
 
 // heapRound allocates by Slots itself (rounder.round over the live jobs in
@@ -474,70 +654,152 @@ func (e *evPlanner) heapRound(r float64) {
 		e.setAl(int32(j), al[k])
 		e.touch(int32(j))
 	}
-	e.bestOK = false
 }
 
 // nextCompletion is the interval's length dt (planRecompute's least
-// remaining/slots) and the jobs within dt (1 + CompletionTolerance) of it,
-// who complete with the interval.
-func (e *evPlanner) nextCompletion() (dt float64, done []int32) {
+// remaining/slots, exactly) and the jobs within dt (1 +
+// CompletionTolerance) of it, who complete with the interval, in
+// ascending order; t is the interval's start.
+//
+// Each live job with slots has an entry C = t0 + remaining/slots made at
+// the start t0 of the first interval with its current slots. After N more
+// intervals with those slots, remaining/slots differs from C - t by at most
+// the roundings of the quotient and of C (u (q0 + |C|), u = 2^-53), of the
+// N updates of remaining (each at most u times the product and u times the
+// result, both below the remaining work at t0: u (N+1) q0) and of the N
+// additions that advanced the clock (u max |t| each); with q0 <= |C| +
+// max |t| and max |t| <= |now| + |t|, that is at most u (2N+4) (|C| + |now|
+// + |t|), and N is below the number of jobs. So every job whose estimate
+// is above the least estimate plus twice that bound, stretched by the
+// tolerance, neither ends the interval nor completes with it: only the
+// entries up to there are looked at, with the exact quotient planRecompute
+// computes.
+func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
+	h := &e.comp
+	if len(e.pending) > len(e.live)/2 {
+		// Most slots changed (a rebuild): make the entries afresh.
+		h.xs, e.far = h.xs[:0], e.far[:0]
+		for _, j := range e.live {
+			e.isPending[j] = false
+			e.cver[j]++
+			if a := e.js[j].al; a > 0 {
+				e.far = append(e.far, compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]})
+			}
+		}
+		e.reheap(math.Inf(-1))
+	} else {
+		for _, j := range e.pending {
+			e.isPending[j] = false
+			if !e.alive[j] {
+				continue
+			}
+			e.cver[j]++
+			if a := e.js[j].al; a > 0 {
+				x := compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]}
+				if x.c <= e.horizon {
+					h.push(x)
+				} else {
+					e.far = append(e.far, x)
+				}
+			}
+		}
+	}
+	e.pending = e.pending[:0]
+	if len(e.far) > 2*len(e.live)+64 { // drop the stale entries
+		e.reheap(math.Inf(-1))
+	}
+	for {
+		for len(h.xs) > 0 && e.stale(h.xs[0]) {
+			h.pop()
+		}
+		if len(h.xs) > 0 || len(e.far) == 0 {
+			break
+		}
+		e.reheap(math.Inf(-1))
+	}
 	e.buf = e.buf[:0]
-	if e.bestOK {
-		dt = math.Inf(1)
-		quot := func(j int32) {
-			if s := float64(e.al[j]); s > 0 && e.alive[j] {
-				dt = min(dt, e.lrem[e.livePos[j]]/s)
-			}
-		}
-		for _, j := range e.touched {
-			quot(j)
-		}
-		for _, x := range e.best.xs {
-			if e.stamp[x.j] != e.epoch+1 {
-				quot(x.j)
-			}
-		}
-		// A job neither touched nor kept has slots unchanged and a
-		// quotient at least the kept largest: it cannot beat dt, nor
-		// complete with it, if that is above the bound.
-		kth := math.Inf(1)
-		if len(e.best.xs) == e.best.k {
-			kth = e.best.xs[0].q
-		}
-		cut := dt * (1 + CompletionTolerance)
-		if dt <= kth && kth > cut {
-			add := func(j int32) {
-				if s := float64(e.al[j]); s > 0 && e.alive[j] && e.lrem[e.livePos[j]]/s <= cut {
-					e.buf = append(e.buf, j)
-				}
-			}
-			for _, j := range e.touched {
-				add(j)
-			}
-			for _, x := range e.best.xs {
-				if e.stamp[x.j] != e.epoch+1 {
-					add(x.j)
-				}
-			}
-			slices.Sort(e.buf)
-			e.buf = slices.Compact(e.buf)
-			return dt, e.buf
+	if len(h.xs) == 0 {
+		return math.Inf(1), e.buf
+	}
+	least := h.xs[0].c // the heap's entries are at or below the horizon, far's above
+	bound := e.relErr * (math.Abs(least) + math.Abs(e.now) + math.Abs(t) + 1)
+	// The exact dt is at most least - t + bound; a job whose estimate is
+	// above lim has an exact quotient above dt (1 + CompletionTolerance).
+	lim := t + ((least-t+bound)*(1+CompletionTolerance) + bound)
+	lim += e.relErr * math.Abs(lim) // lim's own roundings
+	if lim > e.horizon {
+		e.reheap(lim) // every entry up to lim into the heap
+	}
+	e.cbuf = e.cbuf[:0]
+	for len(h.xs) > 0 && h.xs[0].c <= lim {
+		if x := h.pop(); !e.stale(x) {
+			e.cbuf = append(e.cbuf, x)
 		}
 	}
 	dt = math.Inf(1)
-	for k, s := range e.lal {
-		if rem := e.lrem[k]; s > 0 && !(rem > dt*s*(1+1e-12)) {
-			dt = min(dt, rem/s)
-		}
+	for _, x := range e.cbuf {
+		dt = min(dt, e.lrem[e.js[x.j].livePos]/float64(e.js[x.j].al))
 	}
 	cut := dt * (1 + CompletionTolerance)
-	for k, s := range e.lal {
-		if rem := e.lrem[k]; s > 0 && !(rem > cut*s*(1+1e-12)) && rem/s <= cut {
-			e.buf = append(e.buf, e.live[k])
+	for _, x := range e.cbuf {
+		if e.lrem[e.js[x.j].livePos]/float64(e.js[x.j].al) <= cut {
+			e.buf = append(e.buf, x.j)
+		} else {
+			h.push(x)
 		}
 	}
 	slices.Sort(e.buf)
 	return dt, e.buf
+}
+
+// stale reports whether a completion entry is out of date: its job left,
+// or its slots changed since it was made.
+func (e *evPlanner) stale(x compEntry) bool { return !e.alive[x.j] || x.ver != e.cver[x.j] }
+
+// nearCompletions is about how many completion entries reheap keeps in the
+// heap; the rest wait, unordered, in far.
+const nearCompletions = 256
+
+// reheap sorts the current completion entries anew between the heap and
+// far: the heap gets those at or below a new horizon, about the
+// nearCompletions smallest (from a sample) and at least every entry up to
+// atLeast; far the rest. Only the next completions are ever asked for, so
+// an entry far in the future costs an append instead of a heap sift until
+// the horizon passes it (the sifts of the half million entries made at J =
+// 10,000 were a seventh of the plan).
+func (e *evPlanner) reheap(atLeast float64) {
+	all := e.cbuf[:0]
+	for _, x := range e.comp.xs {
+		if !e.stale(x) {
+			all = append(all, x)
+		}
+	}
+	for _, x := range e.far {
+		if !e.stale(x) {
+			all = append(all, x)
+		}
+	}
+	e.comp.xs, e.far = e.comp.xs[:0], e.far[:0]
+	e.horizon = math.Inf(1)
+	if len(all) > 2*e.near {
+		step := max(len(all)/64, 1)
+		sample := e.sample[:0]
+		for i := 0; i < len(all); i += step {
+			sample = append(sample, all[i].c)
+		}
+		slices.Sort(sample)
+		e.sample = sample
+		e.horizon = max(sample[e.near*len(sample)/len(all)], atLeast)
+	}
+	for _, x := range all {
+		if x.c <= e.horizon {
+			e.comp.xs = append(e.comp.xs, x)
+		} else {
+			e.far = append(e.far, x)
+		}
+	}
+	e.cbuf = all[:0]
+	e.comp.heapify()
 }
 
 // leave takes job j out: it completed.
@@ -546,119 +808,207 @@ func (e *evPlanner) leave(j int32) {
 	e.alive[j] = false
 	e.sumMax -= e.jobs[j].Max
 	e.wl.remove(int(j))
-	k := e.livePos[j]
+	k := e.js[j].livePos
 	n := len(e.live) - 1
 	last := e.live[n]
 	e.live[k], e.lrem[k], e.lal[k] = last, e.lrem[n], e.lal[n]
-	e.livePos[last] = k
+	e.js[last].livePos = k
 	e.live, e.lrem, e.lal = e.live[:n], e.lrem[:n], e.lal[:n]
 }
 
-// setAl sets job j's slots.
+// setAl sets job j's slots (and queues a new completion estimate when
+// they change).
 func (e *evPlanner) setAl(j int32, a int) {
-	e.al[j] = a
-	e.lal[e.livePos[j]] = float64(a)
-}
-
-// work does dt seconds of every live job's work (planRecompute's
-// remaining[j] -= slots*dt, the same expression) and keeps the kBest
-// smallest quotients remaining/slots for the next interval.
-func (e *evPlanner) work(dt float64) {
-	e.best.xs = e.best.xs[:0]
-	rem, lal := e.lrem, e.lal[:len(e.lrem)]
-	thr := math.Inf(1) // the kept largest, a hair up; +Inf until all k are kept
-	for k, a := range lal {
-		rem[k] -= a * dt
-		if a > 0 && !(rem[k] > thr*a) {
-			e.best.offer(rem[k]/a, e.live[k])
-			if len(e.best.xs) == e.best.k {
-				thr = e.best.xs[0].q * (1 + 1e-12)
-			}
+	js := &e.js[j]
+	if a != js.al {
+		// Only a change is listed (touch) and needs a new completion
+		// estimate; a look that leaves the slots as they were costs neither.
+		e.touch(j)
+		if !e.isPending[j] {
+			e.isPending[j] = true
+			e.pending = append(e.pending, j)
 		}
 	}
-	e.bestOK = true
+	js.al = a
+	e.lal[js.livePos] = float64(a)
+	if wp := js.winPos; wp >= 0 {
+		e.winJob[wp].al = a
+	}
 }
 
-// evEntry is a job's next look, at water level at.
-type evEntry struct {
-	at  float64
+// work does dt seconds of every live job's work: planRecompute's
+// remaining[j] -= slots*dt, the same operations, and nothing else (the
+// quadratic part of the plan: a multiply and a subtract per live job per
+// interval; subScaled).
+func (e *evPlanner) work(dt float64) {
+	if e.avx {
+		subScaledAVX(e.lrem, e.lal[:len(e.lrem)], dt)
+		return
+	}
+	subScaled(e.lrem, e.lal[:len(e.lrem)], dt)
+}
+
+// subScaledGo is subScaled in Go, unrolled by four: the portable version
+// and the assembly's reference in tests.
+func subScaledGo(rem, a []float64, dt float64) {
+	a = a[:len(rem)]
+	n := len(rem) &^ 3
+	for k := 0; k < n; k += 4 {
+		r, s := rem[k:k+4:k+4], a[k:k+4:k+4]
+		r[0] -= s[0] * dt
+		r[1] -= s[1] * dt
+		r[2] -= s[2] * dt
+		r[3] -= s[3] * dt
+	}
+	for k := n; k < len(rem); k++ {
+		rem[k] -= a[k] * dt
+	}
+}
+
+// evQueue holds the jobs' next looks by water level: a monotone bucket
+// queue (a calendar) instead of a heap, because advance only ever asks for
+// every entry at or below a level that does not go down between resets,
+// and in no particular order. A positive float64's bits are monotone in
+// its value, so its top bits name a bucket of relative width 2^-14; a
+// window of evBuckets of them (a quarter of a binade) from base on is kept,
+// the entries beyond it in a far list, moved in when the window is moved
+// past it. A job has at most one entry, so the lists are threaded through
+// per-job arrays: no allocation and no pointers for the collector. Before,
+// a binary heap's sift per event was a fifth of the plan at J = 10,000
+// (some 1.3 million events).
+type evQueue struct {
+	at     []float64 // per job: the level of its entry
+	next   []int32   // per job: the next job in its list, -1 at the end
+	queued []uint32  // per job: gen while it has an entry
+	gen    uint32
+	head   []int32 // per bucket: its list's first job, -1 if empty
+	far    int32   // the list of entries beyond the window
+	base   uint64  // bucket key of head[0]
+	cur    uint64  // buckets below cur are empty
+	top    int     // head[top:] are empty
+}
+
+const (
+	evShift   = 52 - 14 // mantissa bits dropped: buckets 2^-14 wide, relatively
+	evBuckets = 1 << 12
+)
+
+func evKey(at float64) uint64 { return math.Float64bits(at) >> evShift }
+
+func (q *evQueue) init(n int) {
+	q.at = make([]float64, n)
+	q.next = make([]int32, n)
+	q.queued = make([]uint32, n)
+	q.head = make([]int32, evBuckets)
+	for i := range q.head {
+		q.head[i] = -1
+	}
+	q.far = -1
+}
+
+// reset empties the queue; the levels asked for from now on are >= r >= 0.
+func (q *evQueue) reset(r float64) {
+	for i := range q.head[:q.top] {
+		q.head[i] = -1
+	}
+	q.far = -1
+	q.gen++
+	q.base, q.cur, q.top = evKey(max(r, 0)), evKey(max(r, 0)), 0
+}
+
+// insert queues job j's next look at level at, which must be above the
+// last level due was asked for (+Inf: never due, not kept). A job must not
+// be queued twice (a programmer error: its list would be corrupted).
+func (q *evQueue) insert(j int32, at float64) {
+	if q.queued[j] == q.gen {
+		panic("fairshare: a job queued twice")
+	}
+	if math.IsInf(at, 1) {
+		return
+	}
+	q.queued[j] = q.gen
+	q.at[j] = at
+	k := evKey(at)
+	if k >= q.base+evBuckets {
+		q.next[j] = q.far
+		q.far = j
+		return
+	}
+	i := int(max(k, q.cur) - q.base)
+	q.next[j] = q.head[i]
+	q.head[i] = j
+	q.top = max(q.top, i+1)
+}
+
+// due removes every entry at or below r and calls f on its job, in no
+// particular order; f may insert entries above r.
+func (q *evQueue) due(r float64, f func(int32)) {
+	kr := evKey(r)
+	if kr < q.cur {
+		return // every entry is above the last level asked for, so above r
+	}
+	for kr >= q.base+evBuckets {
+		// Everything in the window is due: drain it, then move the window
+		// to r and the far entries into it (those at or below r into r's
+		// bucket).
+		for i := int(q.cur - q.base); i < q.top; i++ {
+			j := q.head[i]
+			q.head[i] = -1
+			for j >= 0 {
+				nx := q.next[j]
+				q.queued[j] = 0
+				f(j) // its insertions are beyond the window: far
+				j = nx
+			}
+		}
+		j := q.far
+		q.far = -1
+		q.base, q.cur, q.top = kr, kr, 0
+		for j >= 0 {
+			nx := q.next[j]
+			q.queued[j] = 0
+			q.insert(j, q.at[j])
+			j = nx
+		}
+	}
+	end := int(kr - q.base)
+	for i := int(q.cur - q.base); i <= end && i < q.top; i++ {
+		j := q.head[i]
+		if j < 0 {
+			continue
+		}
+		q.head[i] = -1
+		for j >= 0 {
+			nx := q.next[j]
+			if i < end || q.at[j] <= r {
+				q.queued[j] = 0
+				f(j)
+			} else { // r's own bucket: keep what is above r
+				q.next[j] = q.head[i]
+				q.head[i] = j
+			}
+			j = nx
+		}
+	}
+	q.cur = kr
+}
+
+// compEntry is a job's estimated completion time c (see nextCompletion).
+type compEntry struct {
+	c   float64
 	j   int32
 	ver uint32
 }
 
-// evHeap is a binary min-heap of evEntry by at.
-type evHeap struct{ xs []evEntry }
+// compHeap is a binary min-heap of compEntry by c.
+type compHeap struct{ xs []compEntry }
 
-func (h *evHeap) len() int     { return len(h.xs) }
-func (h *evHeap) min() evEntry { return h.xs[0] }
-func (h *evHeap) reset()       { h.xs = h.xs[:0] }
-func (h *evHeap) pop() evEntry {
-	x := h.xs[0]
-	last := len(h.xs) - 1
-	h.xs[0] = h.xs[last]
-	h.xs = h.xs[:last]
-	h.down()
-	return x
-}
-
-// heapify orders xs into a heap.
-func (h *evHeap) heapify() {
-	for i := len(h.xs)/2 - 1; i >= 0; i-- {
-		h.downFrom(i)
-	}
-}
-
-// replaceMin replaces the least entry by x.
-func (h *evHeap) replaceMin(x evEntry) {
-	h.xs[0] = x
-	h.down()
-}
-
-func (h *evHeap) down() { h.downFrom(0) }
-
-func (h *evHeap) downFrom(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h.xs) {
-			break
-		}
-		c := l
-		if r := l + 1; r < len(h.xs) && h.xs[r].at < h.xs[l].at {
-			c = r
-		}
-		if !(h.xs[c].at < h.xs[i].at) {
-			break
-		}
-		h.xs[i], h.xs[c] = h.xs[c], h.xs[i]
-		i = c
-	}
-}
-
-// kHeap keeps the k smallest quotients: a max-heap, its largest first.
-type kHeap struct {
-	xs []kEntry
-	k  int
-}
-
-type kEntry struct {
-	q float64
-	j int32
-}
-
-func (h *kHeap) offer(q float64, j int32) {
-	if len(h.xs) == h.k {
-		if !(q < h.xs[0].q) {
-			return
-		}
-		h.xs[0] = kEntry{q, j}
-		h.down(0)
-		return
-	}
-	h.xs = append(h.xs, kEntry{q, j})
+func (h *compHeap) push(x compEntry) {
+	h.xs = append(h.xs, x)
 	i := len(h.xs) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !(h.xs[i].q > h.xs[p].q) {
+		if !(h.xs[i].c < h.xs[p].c) {
 			break
 		}
 		h.xs[i], h.xs[p] = h.xs[p], h.xs[i]
@@ -666,17 +1016,32 @@ func (h *kHeap) offer(q float64, j int32) {
 	}
 }
 
-func (h *kHeap) down(i int) {
+func (h *compHeap) pop() compEntry {
+	x := h.xs[0]
+	last := len(h.xs) - 1
+	h.xs[0] = h.xs[last]
+	h.xs = h.xs[:last]
+	h.down(0)
+	return x
+}
+
+func (h *compHeap) heapify() {
+	for i := len(h.xs)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *compHeap) down(i int) {
 	for {
 		l := 2*i + 1
 		if l >= len(h.xs) {
 			return
 		}
 		c := l
-		if r := l + 1; r < len(h.xs) && h.xs[r].q > h.xs[l].q {
+		if r := l + 1; r < len(h.xs) && h.xs[r].c < h.xs[l].c {
 			c = r
 		}
-		if !(h.xs[c].q > h.xs[i].q) {
+		if !(h.xs[c].c < h.xs[i].c) {
 			return
 		}
 		h.xs[i], h.xs[c] = h.xs[c], h.xs[i]
