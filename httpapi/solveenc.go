@@ -95,19 +95,7 @@ func appendSolveAnswer(b []byte, res solver.Result, explain bool, elapsed time.D
 		b = append(b, ']')
 		if n := min(len(res.FairShares), len(ids)); n > 0 {
 			b = append(b, `,"fair_shares":{`...)
-			first := true
-			for _, i := range byID {
-				if int(i) >= n {
-					continue
-				}
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				b = appendJSONString(b, ids[i])
-				b = append(b, ':')
-				b = appendJSONFloat(b, res.FairShares[i])
-			}
+			b = appendIDFloats(b, ids, byID, res.FairShares[:n])
 			b = append(b, '}')
 		}
 		b = append(b, '}')
@@ -220,9 +208,17 @@ func appendPlan(b []byte, pl *solver.Plan, ids []string, byID, rank []int32, enc
 		})
 	}
 	b = append(b, `],"completions":{`...)
+	b = appendIDFloats(b, ids, byID, pl.Completions)
+	return append(b, "}}"...)
+}
+
+// appendIDFloats writes the members "id":value of a JSON object, in
+// byID's order (encoding/json's for a map), for the jobs that have a value
+// (index below len(values)).
+func appendIDFloats(b []byte, ids []string, byID []int32, values []float64) []byte {
 	first := true
 	for _, i := range byID {
-		if int(i) >= len(pl.Completions) {
+		if int(i) >= len(values) {
 			continue
 		}
 		if !first {
@@ -231,9 +227,9 @@ func appendPlan(b []byte, pl *solver.Plan, ids []string, byID, rank []int32, enc
 		first = false
 		b = appendJSONString(b, ids[i])
 		b = append(b, ':')
-		b = appendJSONFloat(b, pl.Completions[i])
+		b = appendJSONFloat(b, values[i])
 	}
-	return append(b, "}}"...)
+	return b
 }
 
 // appendInterval opens an interval up to its slots' first key.
