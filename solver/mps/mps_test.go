@@ -251,10 +251,17 @@ func checkPlan(in Input, order []int, p Plan) error {
 
 // compareToOracle checks Pack and Packer.Completions against the oracle:
 // the same intervals with exactly the same slots, and the same times within
-// a relative tolerance on elapsed time.
+// a relative tolerance on elapsed time. Slivers, intervals no longer than
+// the completion tolerance, are left out of both first: a completion that
+// falls on the tolerance's edge is merged into the event before it on one
+// side and not on the other as rounding goes (FuzzPack found one: a job
+// started 3.7e-5 s after three of equal work and rate, at T = 37,444 s,
+// where the tolerance is 3.7e-5 s), and past the sliver both are in the
+// same state.
 func compareToOracle(in Input, order []int, p Plan, fast []float64) error {
 	want, wantComp := oracle(in, order)
 	got := densePlan(p)
+	want, got = withoutSlivers(in, want), withoutSlivers(in, got)
 	near := func(a, b float64) bool {
 		return math.Abs(a-b) <= 1e-8*math.Abs(b-in.Now)+4*0x1p-52*math.Abs(in.Now)
 	}
@@ -278,6 +285,18 @@ func compareToOracle(in Input, order []int, p Plan, fast []float64) error {
 		}
 	}
 	return nil
+}
+
+// withoutSlivers drops the intervals no longer than twice the completion
+// tolerance at their end (plus rounding on the absolute clock).
+func withoutSlivers(in Input, ps []denseInterval) []denseInterval {
+	out := ps[:0:0]
+	for _, iv := range ps {
+		if iv.End-iv.Start > 2*CompletionTolerance*math.Abs(iv.End-in.Now)+4*0x1p-52*(math.Abs(in.Now)+math.Abs(iv.End)) {
+			out = append(out, iv)
+		}
+	}
+	return out
 }
 
 func identity(n int) []int {
