@@ -192,14 +192,7 @@ func (s *scanner) value(sh *scanShape, path string, pathed bool) {
 				return
 			}
 			s.value(sh.elem, "", false)
-			switch s.peek() {
-			case ',':
-				s.pos++
-			case ']':
-				s.pos++
-				return
-			default:
-				s.bad = true
+			if s.afterItem(']') {
 				return
 			}
 		}
@@ -242,14 +235,7 @@ func (s *scanner) object(sh *scanShape, path string, pathed bool) {
 			sub = join(path, string(key))
 		}
 		s.value(f.shape, sub, pathed)
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return
-		default:
-			s.bad = true
+		if s.afterItem('}') {
 			return
 		}
 	}
@@ -277,14 +263,7 @@ func (s *scanner) mapObject(sh *scanShape) {
 		}
 		s.pos++
 		s.value(sh.elem, "", false)
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return
-		default:
-			s.bad = true
+		if s.afterItem('}') {
 			return
 		}
 	}
@@ -376,14 +355,7 @@ func (s *scanner) skipValue() {
 			}
 			s.pos++
 			s.skipValue()
-			switch s.peek() {
-			case ',':
-				s.pos++
-			case '}':
-				s.pos++
-				return
-			default:
-				s.bad = true
+			if s.afterItem('}') {
 				return
 			}
 		}
@@ -395,18 +367,27 @@ func (s *scanner) skipValue() {
 		}
 		for !s.bad {
 			s.skipValue()
-			switch s.peek() {
-			case ',':
-				s.pos++
-			case ']':
-				s.pos++
-				return
-			default:
-				s.bad = true
+			if s.afterItem(']') {
 				return
 			}
 		}
 	default:
 		s.scalar()
 	}
+}
+
+// afterItem reads what follows an item of an array or object: a comma
+// (another item follows: false), the container's close (consumed: true),
+// or anything else (the input is refused, s.bad set: true).
+func (s *scanner) afterItem(end byte) bool {
+	switch s.peek() {
+	case ',':
+		s.pos++
+		return false
+	case end:
+		s.pos++
+		return true
+	}
+	s.bad = true
+	return true
 }

@@ -440,40 +440,12 @@ func (p Plan) reencode(enc string) Plan {
 	return p // none cannot be expanded back; answer what there is
 }
 
-// checkFinite rejects results JSON cannot carry. Inputs are finite, but
-// huge ones (work near 1e308) can overflow a sum to +Inf; that is the
-// request's doing, so it answers 422 rather than failing to encode.
-func checkFinite(r *SolveResponse) error {
-	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
-	field := ""
-	switch {
-	case bad(r.Objective.Value) || bad(r.Objective.Mean):
-		field = "objective"
-	default:
-		for _, iv := range r.Plan.Intervals {
-			if bad(iv.Start) || bad(iv.End) {
-				field = "jobs"
-				break
-			}
-		}
-		for _, c := range r.Plan.Completions {
-			if bad(c) {
-				field = "jobs"
-			}
-		}
-		if r.Explain != nil {
-			for _, c := range r.Explain.Candidates {
-				if bad(c.Value) {
-					field = "objective"
-				}
-			}
-			for _, f := range r.Explain.FairShares {
-				if bad(f) {
-					field = "jobs"
-				}
-			}
-		}
-	}
+// nonFinite reports the numbers JSON cannot carry.
+func nonFinite(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
+
+// overflowError is the 422 naming field when a result overflowed float64
+// (nil when field is empty): checkFinite's and checkFiniteResult's answer.
+func overflowError(field string) error {
 	if field == "" {
 		return nil
 	}
@@ -481,6 +453,42 @@ func checkFinite(r *SolveResponse) error {
 		Field:   field,
 		Message: "the numbers overflow float64 (the result is infinite); scale work, times or weights down",
 	}}}
+}
+
+// checkFinite rejects results JSON cannot carry. Inputs are finite, but
+// huge ones (work near 1e308) can overflow a sum to +Inf; that is the
+// request's doing, so it answers 422 rather than failing to encode.
+func checkFinite(r *SolveResponse) error {
+	field := ""
+	switch {
+	case nonFinite(r.Objective.Value) || nonFinite(r.Objective.Mean):
+		field = "objective"
+	default:
+		for _, iv := range r.Plan.Intervals {
+			if nonFinite(iv.Start) || nonFinite(iv.End) {
+				field = "jobs"
+				break
+			}
+		}
+		for _, c := range r.Plan.Completions {
+			if nonFinite(c) {
+				field = "jobs"
+			}
+		}
+		if r.Explain != nil {
+			for _, c := range r.Explain.Candidates {
+				if nonFinite(c.Value) {
+					field = "objective"
+				}
+			}
+			for _, f := range r.Explain.FairShares {
+				if nonFinite(f) {
+					field = "jobs"
+				}
+			}
+		}
+	}
+	return overflowError(field)
 }
 
 // ErrorStatus returns the HTTP status an error from DecodeSolveRequest or

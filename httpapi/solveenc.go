@@ -244,45 +244,38 @@ func appendInterval(b []byte, start, end float64) []byte {
 // checkFiniteResult is checkFinite on the response newSolveResponse would
 // build from res: the same field named for the same numbers.
 func checkFiniteResult(res *solver.Result, explain bool, enc string) error {
-	bad := func(x float64) bool { return math.IsNaN(x) || math.IsInf(x, 0) }
 	field := ""
-	if bad(res.Value) || bad(res.Mean) {
+	if nonFinite(res.Value) || nonFinite(res.Mean) {
 		field = "objective"
 	} else {
 		n := len(res.Allocations)
 		if enc != planNone {
 			for _, iv := range res.Plan.Intervals {
-				if bad(iv.Start) || bad(iv.End) {
+				if nonFinite(iv.Start) || nonFinite(iv.End) {
 					field = "jobs"
 					break
 				}
 			}
 		}
 		for i, c := range res.Plan.Completions {
-			if i < n && bad(c) {
+			if i < n && nonFinite(c) {
 				field = "jobs"
 			}
 		}
 		if explain {
 			for _, c := range res.Candidates {
-				if bad(c.Value) {
+				if nonFinite(c.Value) {
 					field = "objective"
 				}
 			}
 			for i, f := range res.FairShares {
-				if i < n && bad(f) {
+				if i < n && nonFinite(f) {
 					field = "jobs"
 				}
 			}
 		}
 	}
-	if field == "" {
-		return nil
-	}
-	return &solver.ValidationError{Problems: []solver.FieldError{{
-		Field:   field,
-		Message: "the numbers overflow float64 (the result is infinite); scale work, times or weights down",
-	}}}
+	return overflowError(field)
 }
 
 // appendJSONString appends s quoted as encoding/json writes it (HTML
