@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	gojson "github.com/goccy/go-json"
 	"github.com/google/uuid"
 
 	"github.com/flexd/flexd/epoch"
@@ -394,7 +395,7 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := checked.Request()
-	canonical, err := canonicalRequest(wire, len(body))
+	canonical, err := canonicalRequest(wire)
 	if err != nil {
 		// The body decoded, so this cannot be the caller's fault.
 		s.problem(w, r, err)
@@ -444,7 +445,7 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		resp.DecisionID = id.String()
-		decision, err := resp.AppendJSON(make([]byte, 0, decisionSizeHint(len(req.Jobs))))
+		decision, err := gojson.Marshal(resp)
 		if err != nil {
 			s.problem(w, r, fmt.Errorf("encoding decision: %w", err))
 			return
@@ -484,10 +485,6 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 }
-
-// decisionSizeHint is the buffer to encode a decision of jobs jobs into:
-// a delta-encoded decision takes about 250 bytes a job.
-func decisionSizeHint(jobs int) int { return 1024 + 256*jobs }
 
 // planParam reads ?plan=: the encoding of the answer's plans. delta (the
 // default, and what is stored) lists each interval's changes only; dense,
@@ -556,13 +553,11 @@ func explainParam(r *http.Request) (bool, error) {
 // it). So a retry that reformats the body, or a line of the epochs.jsonl
 // export posted back to its cluster, is an idempotent replay; and the body
 // is decoded once, not again into a generic form to sort it.
-func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
+func canonicalRequest(wire *EpochRequest) ([]byte, error) {
 	c := *wire
 	c.Cluster = ""
 	c.Plan = "" // presentation, not the request: see EpochRequest.Plan
-	// The canonical form is about as long as a compact body: numbers in
-	// shortest form, no spaces.
-	out, err := c.AppendJSON(make([]byte, 0, bodyLen+bodyLen/8))
+	out, err := gojson.Marshal(&c)
 	if err != nil {
 		return nil, fmt.Errorf("canonicalising a decoded body: %w", err)
 	}
@@ -580,22 +575,18 @@ func canonicalRequest(wire *EpochRequest, bodyLen int) ([]byte, error) {
 func decodeEpochRequest(body []byte, cluster string, explain bool, limits epoch.Limits) (epoch.Checked, *EpochRequest, error) {
 	var wire EpochRequest
 	maxJobs, maxNodes, maxTasks := limits.Counts()
-	ok, hasEpoch := decodeEpochFastEpoch(body, &wire, maxJobs)
-	if !ok {
-		// Anything the fast path does not take, errors above all, is
-		// encoding/json's to decode and to explain, after a walk that
-		// refuses what it lets through (case-folded or repeated keys) and
-		// stops at a list over its limit.
-		wire = EpochRequest{}
-		bounds := map[string]int{"jobs": maxJobs, "nodes": maxNodes, "tasks": maxTasks, "completed_tasks": maxTasks}
-		if err := decodeStrictLimited(body, &wire, bounds); err != nil {
-			return epoch.Checked{}, nil, err
-		}
-		// encoding/json reads an absent or null epoch as 0; ask again.
+	bounds := map[string]int{"jobs": maxJobs, "nodes": maxNodes, "tasks": maxTasks, "completed_tasks": maxTasks}
+	if err := decodeStrictLimited(body, &wire, bounds); err != nil {
+		return epoch.Checked{}, nil, err
+	}
+	// A decoder reads an absent or null epoch as 0: a body that says 0
+	// (once per cluster) is asked again.
+	hasEpoch := wire.Epoch != 0
+	if !hasEpoch {
 		var probe struct {
 			Epoch *int64 `json:"epoch"`
 		}
-		if err := json.Unmarshal(body, &probe); err != nil {
+		if err := gojson.Unmarshal(body, &probe); err != nil {
 			return epoch.Checked{}, nil, fmt.Errorf("decoding the epoch number of a body that decoded: %w", err)
 		}
 		hasEpoch = probe.Epoch != nil

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
-
 	"github.com/flexd/flexd/epoch"
 )
 
@@ -189,42 +187,5 @@ func (w *EpochRequest) taskStateDomain(req *epoch.Request) {
 	req.FinishedJobs = w.FinishedJobs
 	if p := w.Preschedule; p != nil {
 		req.Preschedule = epoch.Preschedule{Enabled: p.Enabled, MaxBorrowedReduceSlots: p.MaxBorrowedReduceSlots}
-	}
-}
-
-// taskStateJSON appends the extension's members, as encoding/json writes
-// them after jobs (the members' order in EpochRequest).
-func (w *jsonWriter) taskStateJSON(v *EpochRequest) {
-	member := func(name string, x any) {
-		b, err := json.Marshal(x)
-		if err != nil {
-			if w.err == nil {
-				w.err = err
-			}
-			return
-		}
-		w.raw(`,"` + name + `":`)
-		w.b = append(w.b, b...)
-	}
-	if v.Speculation != nil {
-		member("speculation", v.Speculation)
-	}
-	if v.Explain {
-		w.raw(`,"explain":true`)
-	}
-	if len(v.Nodes) > 0 {
-		member("nodes", v.Nodes)
-	}
-	if len(v.Tasks) > 0 {
-		member("tasks", v.Tasks)
-	}
-	if len(v.CompletedTasks) > 0 {
-		member("completed_tasks", v.CompletedTasks)
-	}
-	if len(v.FinishedJobs) > 0 {
-		member("finished_jobs", v.FinishedJobs)
-	}
-	if v.Preschedule != nil {
-		member("preschedule", v.Preschedule)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,9 +16,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/flexd/flexd/client"
 	"github.com/flexd/flexd/httpapi"
-	"github.com/flexd/flexd/internal/wirejson"
 	"github.com/flexd/flexd/tests/shim"
 )
 
@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	defer hc.CloseIdleConnections()
 	// The generated client (package client) builds the requests; the
-	// answers are read here, with wirejson, as before.
+	// answers are read here, with goccy/go-json, into only what the shim applies.
 	api, err := client.NewClient(base, client.WithHTTPClient(hc))
 	if err != nil {
 		return nil, fmt.Errorf("flexd at %s: %w", base, err)
@@ -220,7 +220,7 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 			// A fresh buffer each epoch (the transport may still hold the
 			// last one), sized by it.
 			req := sh.Request()
-			b, err := req.AppendJSON(make([]byte, 0, 1024+len(req.Jobs)*300))
+			b, err := gojson.Marshal(&req)
 			if err != nil {
 				rep.countError("encode", err.Error())
 				return rep
@@ -268,71 +268,15 @@ type appliedDecision struct {
 }
 
 // readDecision checks that an answer is one JSON object and decodes the
-// part the shim applies. The rest is checked for syntax only: the load
-// tool shares the machine with the server, and building the phases' plans
-// and maps it never reads would be CPU taken from flexd. Plain answers take
-// wirejson's fast path; anything else (escaped strings, say) goes to
-// encoding/json.
+// part the shim applies. goccy/go-json skips the rest (the phases' plans
+// and maps it never reads) without building it: the load tool shares the
+// machine with the server, and work here is CPU taken from flexd.
 func readDecision(body []byte) (appliedDecision, error) {
 	var dec appliedDecision
-	r := wirejson.NewReader(body)
-	if r.BeginObject() {
-		for i := 0; r.NextMember(i); i++ {
-			switch string(r.Key()) {
-			case "cluster":
-				dec.Cluster = r.String()
-			case "epoch":
-				dec.Epoch = r.Int64()
-			case "allocations":
-				dec.Allocations = readAllocations(&r)
-			default:
-				r.SkipValue()
-			}
-		}
-	}
-	if r.AtEnd() {
-		return dec, nil
-	}
-	dec = appliedDecision{}
-	if err := json.Unmarshal(body, &dec); err != nil {
-		return dec, fmt.Errorf("decoding a decision: %w", err)
+	if err := gojson.Unmarshal(body, &dec); err != nil {
+		return appliedDecision{}, fmt.Errorf("decoding a decision: %w", err)
 	}
 	return dec, nil
-}
-
-// readAllocations reads a decision's allocations array.
-func readAllocations(r *wirejson.Reader) []httpapi.EpochAllocation {
-	if !r.BeginArray() {
-		return nil
-	}
-	out := []httpapi.EpochAllocation{}
-	// Reasons repeat from one job to the next: reuse the string then.
-	var mapReason, reduceReason string
-	for k := 0; r.NextElement(k); k++ {
-		var a httpapi.EpochAllocation
-		if r.BeginObject() {
-			for i := 0; r.NextMember(i); i++ {
-				switch string(r.Key()) {
-				case "id":
-					a.ID = r.String()
-				case "map":
-					a.Map = r.Int()
-				case "reduce":
-					a.Reduce = r.Int()
-				case "map_reason":
-					a.MapReason = r.StringReusing(mapReason)
-					mapReason = a.MapReason
-				case "reduce_reason":
-					a.ReduceReason = r.StringReusing(reduceReason)
-					reduceReason = a.ReduceReason
-				default:
-					r.SkipValue()
-				}
-			}
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // post sends one epoch and returns the status, the answer (read into buf,
