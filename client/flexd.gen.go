@@ -278,6 +278,7 @@ const (
 	Always   EstimateConfigMinOne = "always"
 	Never    EstimateConfigMinOne = "never"
 	NoSample EstimateConfigMinOne = "no_sample"
+	Runnable EstimateConfigMinOne = "runnable"
 )
 
 // Valid indicates whether the value is a known member of the EstimateConfigMinOne enum.
@@ -288,6 +289,8 @@ func (e EstimateConfigMinOne) Valid() bool {
 	case Never:
 		return true
 	case NoSample:
+		return true
+	case Runnable:
 		return true
 	default:
 		return false
@@ -1143,7 +1146,10 @@ type EstimateConfig struct {
 	DefaultTaskTime *float64 `json:"default_task_time,omitempty"`
 
 	// MinOne MinOne says when an estimated phase's minimum is raised to one slot:
-	// no_sample (default: while no task of it has completed), always, never.
+	// no_sample (default: while no task of it has completed), always,
+	// never, or runnable (no_sample, except that a reduce phase waits
+	// until its job's maps have no task or work left: until then no
+	// reduce task can complete).
 	//
 	// Example: no_sample
 	MinOne *EstimateConfigMinOne `json:"min_one,omitempty"`
@@ -1158,7 +1164,10 @@ type EstimateConfig struct {
 }
 
 // EstimateConfigMinOne MinOne says when an estimated phase's minimum is raised to one slot:
-// no_sample (default: while no task of it has completed), always, never.
+// no_sample (default: while no task of it has completed), always,
+// never, or runnable (no_sample, except that a reduce phase waits
+// until its job's maps have no task or work left: until then no
+// reduce task can complete).
 //
 // Example: no_sample
 type EstimateConfigMinOne string

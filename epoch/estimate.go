@@ -15,7 +15,7 @@ type Estimate struct {
 	// DefaultTaskTime is the last prior, seconds (> 0); nil means
 	// estimate.DefaultTaskTime.
 	DefaultTaskTime *float64
-	// MinOne is "no_sample" (or empty), "always" or "never".
+	// MinOne is "no_sample" (or empty), "always", "never" or "runnable".
 	MinOne string
 }
 
@@ -34,7 +34,7 @@ func (e Estimate) config() (cfg estimate.Config, ok bool) {
 	switch m := estimate.MinOne(e.MinOne); m {
 	case "":
 		cfg.MinOne = estimate.NoSample
-	case estimate.NoSample, estimate.Always, estimate.Never:
+	case estimate.NoSample, estimate.Always, estimate.Never, estimate.Runnable:
 		cfg.MinOne = m
 	default:
 		return cfg, false
@@ -50,9 +50,9 @@ func (v *validator) validateEstimate(e Estimate) {
 		v.add(-1, "estimate.work", "", "unknown mode %q; one of given, extrapolate, extrapolate_elapsed", e.Work)
 	}
 	switch estimate.MinOne(e.MinOne) {
-	case "", estimate.NoSample, estimate.Always, estimate.Never:
+	case "", estimate.NoSample, estimate.Always, estimate.Never, estimate.Runnable:
 	default:
-		v.add(-1, "estimate.min_one", "", "unknown policy %q; one of no_sample, always, never", e.MinOne)
+		v.add(-1, "estimate.min_one", "", "unknown policy %q; one of no_sample, always, never, runnable", e.MinOne)
 	}
 	if d := e.DefaultTaskTime; d != nil && (!finite(*d) || *d <= 0) {
 		v.add(-1, "estimate.default_task_time", "", "must be a finite number > 0 (seconds), got %v", *d)
@@ -102,7 +102,9 @@ func withEstimates(req Request) (Request, []JobEstimate) {
 			if p == nil || p.Work > 0 {
 				continue
 			}
-			w, ok := estimate.ExtrapolateWork(statsOf(p), priors[x], cfg.Mode, cfg.MinOne)
+			st := statsOf(p)
+			st.Blocked = x == 1 && mapsLeft(j.Map)
+			w, ok := estimate.ExtrapolateWork(st, priors[x], cfg.Mode, cfg.MinOne)
 			if !ok || !(w.Work > 0) || math.IsInf(w.Work, 0) {
 				continue // nothing left, or nothing a schedule can use
 			}
@@ -131,6 +133,12 @@ func withEstimates(req Request) (Request, []JobEstimate) {
 		req.Jobs = jobs
 	}
 	return req, ests
+}
+
+// mapsLeft reports whether a job's map phase m still has tasks or work
+// left, so that none of its reduce tasks can complete yet.
+func mapsLeft(m *Phase) bool {
+	return m != nil && (m.Pending+m.Running > 0 || m.Work > 0)
 }
 
 func statsOf(p *Phase) estimate.PhaseStats {

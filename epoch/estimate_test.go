@@ -1,6 +1,7 @@
 package epoch_test
 
 import (
+	"maps"
 	"math"
 	"testing"
 
@@ -139,6 +140,50 @@ func TestEstimateReachesEveryStage(t *testing.T) {
 	}
 	if e := dec.Estimates[1].Map; e == nil || e.Source != estimate.PriorCluster || !e.MinRaised {
 		t.Errorf("estimate of the new job %+v, want prior_cluster with the minimum raised", e)
+	}
+}
+
+// TestEstimateMinOneRunnable: with min_one runnable a reduce phase without
+// a sample is not raised while its job's maps have tasks left (no reduce
+// task can complete before them), and is once they have none; map phases
+// are raised as with no_sample.
+func TestEstimateMinOneRunnable(t *testing.T) {
+	req := epoch.Request{
+		Epoch: 1, Slots: epoch.Slots{Map: 10, Reduce: 10},
+		Estimate: epoch.Estimate{Work: "extrapolate", MinOne: "runnable"},
+		Jobs: []epoch.Job{
+			{ID: "old", Map: &epoch.Phase{Max: 10, Tasks: 100, Pending: 80, Running: 10, AvgTaskTime: 30},
+				Reduce: &epoch.Phase{Max: 10, Tasks: 10, Pending: 10, Started: true}},
+			{ID: "mapsdone", Submitted: 1, Map: &epoch.Phase{Max: 10, Tasks: 20, AvgTaskTime: 30},
+				Reduce: &epoch.Phase{Max: 10, Tasks: 10, Pending: 10, Started: true}},
+			{ID: "new", Submitted: 2, Map: &epoch.Phase{Max: 10, Tasks: 50, Pending: 50}},
+		},
+	}
+	dec, _, err := epoch.Decide(req, epoch.ClusterState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raised := map[string]bool{}
+	for _, e := range dec.Estimates {
+		if e.Map != nil {
+			raised[e.ID+".map"] = e.Map.MinRaised
+		}
+		if e.Reduce != nil {
+			raised[e.ID+".reduce"] = e.Reduce.MinRaised
+		}
+	}
+	want := map[string]bool{"old.map": false, "old.reduce": false, "mapsdone.reduce": true, "new.map": true}
+	if !maps.Equal(raised, want) {
+		t.Errorf("minimum raised %v, want %v", raised, want)
+	}
+	// no_sample, the paper's rule, raises the blocked reduce phase too.
+	req.Estimate.MinOne = "no_sample"
+	dec, _, err = epoch.Decide(req, epoch.ClusterState{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := dec.Estimates[0].Reduce; r == nil || !r.MinRaised {
+		t.Errorf("no_sample: reduce estimate %+v, want its minimum raised", r)
 	}
 }
 

@@ -54,6 +54,12 @@ const (
 	Always MinOne = "always"
 	// Never leaves the minimum alone.
 	Never MinOne = "never"
+	// Runnable is NoSample for phases that can complete a task now: a
+	// reduce phase whose job still has maps left (PhaseStats.Blocked) is
+	// not raised, since no reduce task completes before the maps do and
+	// a slot held earlier gets no sample sooner. Beyond the paper: D-F4
+	// in docs/algorithms.md, measured in docs/estimation.md.
+	Runnable MinOne = "runnable"
 )
 
 // DefaultTaskTime is the last prior of the chain (D-F3), seconds per task.
@@ -104,6 +110,10 @@ type PhaseStats struct {
 	// RunningElapsed is the sum over the running tasks of the time each
 	// has run, seconds (ExtrapolateElapsed only).
 	RunningElapsed float64
+	// Blocked is true when no task of the phase can complete yet: a
+	// reduce phase whose job's map phase has tasks or work left
+	// (Runnable only).
+	Blocked bool
 }
 
 // Completed is the number of completed tasks, max(tasks - pending -
@@ -179,6 +189,8 @@ func ExtrapolateWork(p PhaseStats, prior Prior, mode Mode, minOne MinOne) (Work,
 	case Always:
 		w.MinRaised = true
 	case Never:
+	case Runnable:
+		w.MinRaised = p.Completed() == 0 && !p.Blocked
 	default:
 		w.MinRaised = p.Completed() == 0
 	}

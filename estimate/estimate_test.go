@@ -38,6 +38,14 @@ func TestExtrapolateWork(t *testing.T) {
 			estimate.Work{Work: 2400, TotalWork: 3200, TaskTime: 40, Source: estimate.Extrapolated, TasksLeft: 60, MinRaised: true}},
 		{"min_one never", estimate.PhaseStats{Tasks: 80, Pending: 70, Running: 10}, def, estimate.Extrapolate, estimate.Never,
 			estimate.Work{Work: 4800, TotalWork: 4800, TaskTime: 60, Source: estimate.Default, TasksLeft: 80}},
+		// runnable: a reduce phase whose maps are not done is not raised
+		// (no reduce task completes before them); once they are, it is.
+		{"runnable, maps left", estimate.PhaseStats{Tasks: 5, Pending: 5, Blocked: true}, def, estimate.Extrapolate, estimate.Runnable,
+			estimate.Work{Work: 300, TotalWork: 300, TaskTime: 60, Source: estimate.Default, TasksLeft: 5}},
+		{"runnable, maps done", estimate.PhaseStats{Tasks: 5, Pending: 5}, def, estimate.Extrapolate, estimate.Runnable,
+			estimate.Work{Work: 300, TotalWork: 300, TaskTime: 60, Source: estimate.Default, TasksLeft: 5, MinRaised: true}},
+		{"no_sample ignores Blocked", estimate.PhaseStats{Tasks: 5, Pending: 5, Blocked: true}, def, estimate.Extrapolate, estimate.NoSample,
+			estimate.Work{Work: 300, TotalWork: 300, TaskTime: 60, Source: estimate.Default, TasksLeft: 5, MinRaised: true}},
 		{"tasks unknown", estimate.PhaseStats{Pending: 3, Running: 1, AvgTaskTime: 5}, def, estimate.Extrapolate, estimate.NoSample,
 			estimate.Work{Work: 20, TotalWork: 20, TaskTime: 5, Source: estimate.PriorJob, TasksLeft: 4, MinRaised: true}},
 		// 10 running tasks that have run 250 s in all at 40 s each: 400 -

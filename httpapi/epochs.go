@@ -103,8 +103,11 @@ type EstimateConfig struct {
 	// sample of its own, of its job's seed or of the cluster; default 60.
 	DefaultTaskTime *float64 `json:"default_task_time,omitempty" example:"60"`
 	// MinOne says when an estimated phase's minimum is raised to one slot:
-	// no_sample (default: while no task of it has completed), always, never.
-	MinOne string `json:"min_one,omitempty" example:"no_sample" enums:"no_sample,always,never"`
+	// no_sample (default: while no task of it has completed), always,
+	// never, or runnable (no_sample, except that a reduce phase waits
+	// until its job's maps have no task or work left: until then no
+	// reduce task can complete).
+	MinOne string `json:"min_one,omitempty" example:"no_sample" enums:"no_sample,always,never,runnable"`
 }
 
 // PhasePolicy names a policy per phase; empty means the request's policy.

@@ -421,7 +421,7 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.Float64Var(&f.reduceShare, "reduce-share", 0.3, "flex41: share of each job's work in its reduce phase")
 	fl.Float64Var(&f.sigma, "sigma", 1, "flex42: spread of the job sizes, N(10, sigma^2) units of 20 tasks")
 	fl.StringSliceVar(&f.estimates, "estimate", []string{cluster.Oracle}, "comma-separated: what the policy is told of remaining work: oracle (the true work), extrapolate or extrapolate_elapsed (task counts and the mean of completed tasks only; flexd estimates, FLEX 4.2)")
-	fl.StringVar(&f.minOne, "estimate-min-one", "no_sample", "with an estimate: when an estimated phase's minimum is raised to one slot: no_sample|always|never")
+	fl.StringVar(&f.minOne, "estimate-min-one", "no_sample", "with an estimate: when an estimated phase's minimum is raised to one slot: no_sample|always|runnable|never")
 	fl.Float64Var(&f.taskCV, "task-cv", 0, "with an estimate: coefficient of variation of the task durations (lognormal around each phase's mean)")
 	fl.IntVar(&f.mapSlots, "map-slots", 40, "configured map slots")
 	fl.IntVar(&f.reduceSlots, "reduce-slots", 40, "configured reduce slots")
@@ -530,8 +530,8 @@ func runVariants(f runFlags, bandwidth float64) ([]cluster.Variant, error) {
 			return nil, usageError{fmt.Errorf("--estimate %q: want oracle, extrapolate or extrapolate_elapsed", est)}
 		}
 	}
-	if !slices.Contains([]string{"no_sample", "always", "never"}, f.minOne) {
-		return nil, usageError{fmt.Errorf("--estimate-min-one %q: want no_sample, always or never", f.minOne)}
+	if !slices.Contains([]string{"no_sample", "always", "never", "runnable"}, f.minOne) {
+		return nil, usageError{fmt.Errorf("--estimate-min-one %q: want no_sample, always, never or runnable", f.minOne)}
 	}
 	if !(f.taskCV >= 0) || math.IsInf(f.taskCV, 0) {
 		return nil, usageError{fmt.Errorf("--task-cv %v: want a finite number >= 0", f.taskCV)}

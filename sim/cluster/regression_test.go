@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -378,7 +379,9 @@ func TestOMOBeatsSlowstartOnTable44(t *testing.T) {
 // time left, equals the oracle within 1% wherever FAIR's minima are at
 // least one slot, while extrapolate, counting them whole (D-F1), is within
 // 3% there. At 95% slack the minima are 0 and the estimate's minimum of
-// one slot per phase without a sample (D-F4) costs up to 7%.
+// one slot per phase without a sample (D-F4) costs up to 7%; with min_one
+// runnable, which holds that slot back from a reduce phase until its
+// job's maps are done, extrapolate_elapsed is within 1% in every cell.
 func TestEstimateKeepsFLEXGain(t *testing.T) {
 	jobs, err := GenerateFLEX42(FLEX42{Sigma: 1}, 1)
 	if err != nil {
@@ -394,9 +397,13 @@ func TestEstimateKeepsFLEXGain(t *testing.T) {
 			{"oracle", "flex", Oracle, 0}, {"fair", "fair", Oracle, 0},
 			{"cv0.3", "flex", EstimateExtrapolate, 0.3},
 			{"cv0", "flex", EstimateExtrapolate, 0}, {"cv0 elapsed", "flex", EstimateExtrapolateElapsed, 0},
+			{"cv0 elapsed runnable", "flex", EstimateExtrapolateElapsed, 0},
 		} {
 			cfg := base
 			cfg.Policy, cfg.Estimate, cfg.TaskTimeCV, cfg.EstimateSeed = v.policy, v.est, v.cv, 1
+			if strings.HasSuffix(v.label, "runnable") {
+				cfg.EstimateMinOne = "runnable"
+			}
 			vs = append(vs, Variant{Label: v.label, Config: cfg})
 		}
 		rs, err := RunAll(vs, jobs, 0, nil)
@@ -420,6 +427,9 @@ func TestEstimateKeepsFLEXGain(t *testing.T) {
 		}
 		if d := mean["cv0 elapsed"]/oracle - 1; math.Abs(d) > elapsedTol {
 			t.Errorf("slack %v, CV 0: extrapolate_elapsed %+.1f%% from the oracle, want within %.0f%%", slack, 100*d, 100*elapsedTol)
+		}
+		if d := mean["cv0 elapsed runnable"]/oracle - 1; math.Abs(d) > 0.01 {
+			t.Errorf("slack %v, CV 0: extrapolate_elapsed with min_one runnable %+.1f%% from the oracle, want within 1%%", slack, 100*d)
 		}
 		if d := mean["cv0"]/oracle - 1; math.Abs(d) > wholeTol {
 			t.Errorf("slack %v, CV 0: extrapolate %+.1f%% from the oracle, want within %.0f%%", slack, 100*d, 100*wholeTol)
