@@ -381,8 +381,11 @@ type evaluator struct {
 	// matters is which jobs are late, not by how much (swapSearch).
 	tardyOnly bool
 	// slaOnly is true for sums of SLA cost only (levelSearch).
-	slaOnly     bool
-	evaluations int
+	slaOnly bool
+	// tardinessOnly is true for sums of (weighted) tardiness only:
+	// dueSearch skips the split searches (window search does better).
+	tardinessOnly bool
+	evaluations   int
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
 	rampKind []rampKind
@@ -432,10 +435,12 @@ func newEvaluator(in *instance) *evaluator {
 		ev.plateau = ev.plateau || info.Step || info.NeedsDeadline && m != penalty.AvgLateness
 	}
 	ev.deadlines = ev.plateau && in.agg == penalty.Sum
-	ev.tardyOnly, ev.slaOnly = in.agg == penalty.Sum, in.agg == penalty.Sum
+	sum := in.agg == penalty.Sum
+	ev.tardyOnly, ev.slaOnly, ev.tardinessOnly = sum, sum, sum
 	for _, m := range in.distinctMetrics() {
 		ev.tardyOnly = ev.tardyOnly && (m == penalty.TardyJobs || m == penalty.WeightedTardyJobs)
 		ev.slaOnly = ev.slaOnly && m == penalty.SLACost
+		ev.tardinessOnly = ev.tardinessOnly && (m == penalty.AvgTardiness || m == penalty.WeightedTardiness)
 	}
 	if ev.deadlines && len(in.jobs) > maxExhaustiveSearchJobs {
 		ev.margin = anticipation
