@@ -97,3 +97,42 @@ func TestExchangeSearchesScoreWhatTheyReturn(t *testing.T) {
 		})
 	}
 }
+
+// TestExchangeKeysInParallel: on sums of tardy jobs dueSearch runs its two
+// keys' split and exchange searches at once, on two evaluators; the answer
+// and the evaluations must be those of running them one after the other.
+func TestExchangeKeysInParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	improved := 0
+	for i := range 16 {
+		m := penalty.TardyJobs
+		if i%2 == 1 {
+			m = penalty.WeightedTardyJobs
+		}
+		p := deadlineProblem(rng, 20+rng.IntN(120), m)
+		in, err := newInstance(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got [2]scoredOrder
+		var evals [2]int
+		for x, serial := range []bool{true, false} {
+			ev := newEvaluator(in)
+			ev.serial = serial
+			start := sortedBy(len(in.jobs), in.reachableDue)
+			best := scoredOrder{ordering{"edd", start}, ev.score(start)}
+			got[x] = ev.dueSearch(best, 3000)
+			evals[x] = ev.evaluations
+			if x == 0 && got[x].s.less(best.s) {
+				improved++
+			}
+		}
+		if !slices.Equal(got[0].o.order, got[1].o.order) || got[0].s != got[1].s || got[0].o.scheme != got[1].o.scheme || evals[0] != evals[1] {
+			t.Errorf("instance %d (%s, %d jobs): serial %s %v (%d evaluations), parallel %s %v (%d)",
+				i, m, len(in.jobs), got[0].o.scheme, got[0].s, evals[0], got[1].o.scheme, got[1].s, evals[1])
+		}
+	}
+	if improved < 8 {
+		t.Errorf("the search improved %d of 16 starts: the test compares too little", improved)
+	}
+}

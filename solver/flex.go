@@ -386,6 +386,9 @@ type evaluator struct {
 	// dueSearch skips the split searches (window search does better).
 	tardinessOnly bool
 	evaluations   int
+	// serial makes exchangeKeys run its keys one after the other on this
+	// goroutine (tests compare it with the parallel run).
+	serial bool
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
 	rampKind []rampKind
