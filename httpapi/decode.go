@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	gojson "github.com/goccy/go-json"
 )
@@ -49,8 +50,13 @@ func decodeStrictLimited(body []byte, v any, maxItems map[string]int) error {
 // decodeStrictWalk is decodeStrictLimited without its fast path: the
 // token walk, then the decode.
 func decodeStrictWalk(body []byte, v any, maxItems map[string]int) error {
-	pre := walker{dec: json.NewDecoder(bytes.NewReader(body)), strict: true, maxItems: maxItems}
-	pre.dec.UseNumber()
+	return decodeStrictWalkWith(body, v, maxItems, walkTokens)
+}
+
+// decodeStrictWalkWith is decodeStrictWalk with the walk's tokens read by
+// tokens (tests compare walkTokens with encoding/json's).
+func decodeStrictWalkWith(body []byte, v any, maxItems map[string]int, tokens func([]byte) tokenSource) error {
+	pre := walker{dec: tokens(body), strict: true, maxItems: maxItems}
 	pre.value(reflect.TypeOf(v), "")
 	if pre.hit {
 		if pre.status == http.StatusUnprocessableEntity {
@@ -80,7 +86,7 @@ func decodeStrictWalk(body []byte, v any, maxItems map[string]int) error {
 	// A type error, an unknown field or a number out of range: walk the
 	// tokens against v's type to name the field by its full path, indexes
 	// included, which encoding/json's own errors leave out.
-	if fp, ok := locate(body, reflect.TypeOf(v)); ok {
+	if fp, ok := locate(body, reflect.TypeOf(v), tokens); ok {
 		return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema", fields: []FieldProblem{fp}}
 	}
 	return &apiError{status: http.StatusBadRequest, detail: "the body does not match the request schema: " + err.Error()}
@@ -149,16 +155,31 @@ func checkContentType(ct string) error {
 // that encoding/json would reject. It mirrors encoding/json's matching of
 // object keys to struct fields (exact json tag first, then case-insensitive)
 // so it never blames a field the decoder accepted.
-func locate(body []byte, t reflect.Type) (FieldProblem, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	w := walker{dec: dec}
+func locate(body []byte, t reflect.Type, tokens func([]byte) tokenSource) (FieldProblem, bool) {
+	w := walker{dec: tokens(body)}
 	w.value(t, "")
 	return w.found, w.hit
 }
 
+// tokenSource is what the walker reads: a json.Decoder's Token and More.
+type tokenSource interface {
+	Token() (json.Token, error)
+	More() bool
+}
+
+// walkTokens is the walker's token source for body: goccy/go-json's
+// decoder, numbers as json.Number. Its tokens are encoding/json's types
+// and it reads them three times as fast as json.Decoder.Token, which
+// matters because every body strictScan refuses is walked. The walk with
+// encoding/json's tokens is the test oracle (FuzzStrictScan).
+func walkTokens(body []byte) tokenSource {
+	dec := gojson.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	return dec
+}
+
 type walker struct {
-	dec   *json.Decoder
+	dec   tokenSource
 	found FieldProblem
 	hit   bool
 	// broken stops the walk at the first problem or token error.
@@ -337,6 +358,34 @@ func (w *walker) object(t reflect.Type, path string) {
 // says which matched).
 func fieldType(t reflect.Type, key string) (ft reflect.Type, exact, known bool) {
 	var fold reflect.Type
+	for _, f := range jsonFields(t) {
+		if f.name == key {
+			return f.typ, true, true
+		}
+		if fold == nil && strings.EqualFold(f.name, key) {
+			fold = f.typ
+		}
+	}
+	return fold, false, fold != nil
+}
+
+// jsonField is a struct field as encoding/json names it.
+type jsonField struct {
+	name string
+	typ  reflect.Type
+}
+
+// fieldLists caches jsonFields by struct type: the walker asks for every
+// key of a body, and reading the tags each time was much of its cost.
+var fieldLists sync.Map // reflect.Type -> []jsonField
+
+// jsonFields lists struct t's exported fields by JSON name, in order,
+// those tagged "-" left out.
+func jsonFields(t reflect.Type) []jsonField {
+	if fs, ok := fieldLists.Load(t); ok {
+		return fs.([]jsonField)
+	}
+	var fs []jsonField
 	for f := range t.Fields() {
 		if !f.IsExported() {
 			continue
@@ -348,14 +397,10 @@ func fieldType(t reflect.Type, key string) (ft reflect.Type, exact, known bool) 
 		if name == "" {
 			name = f.Name
 		}
-		if name == key {
-			return f.Type, true, true
-		}
-		if fold == nil && strings.EqualFold(name, key) {
-			fold = f.Type
-		}
+		fs = append(fs, jsonField{name, f.Type})
 	}
-	return fold, false, fold != nil
+	fieldLists.Store(t, fs)
+	return fs
 }
 
 // skip consumes one whole value.

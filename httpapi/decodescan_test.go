@@ -38,8 +38,20 @@ func decodeBoth[T any](body []byte, bounds map[string]int) (fast, walk T, ferr, 
 
 // sameDecode reports how the fast path differs from the walk, "" when it
 // does not: the same error (status, detail, fields) or the same value.
+// The walk itself is compared with the walk on encoding/json's tokens,
+// its oracle, the same way.
 func sameDecode[T any](body []byte, bounds map[string]int) string {
 	fast, walk, ferr, werr := decodeBoth[T](body, bounds)
+	var std T
+	serr := decodeStrictWalkWith(body, &std, bounds, stdTokens)
+	if d := sameResult(walk, std, werr, serr); d != "" {
+		return "walk against its oracle: " + d
+	}
+	return sameResult(fast, walk, ferr, werr)
+}
+
+// sameResult reports how two decodes differ, "" when they do not.
+func sameResult[T any](fast, walk T, ferr, werr error) string {
 	var fa, wa *apiError
 	errors.As(ferr, &fa)
 	errors.As(werr, &wa)

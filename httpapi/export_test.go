@@ -1,5 +1,10 @@
 package httpapi
 
+import (
+	"bytes"
+	"encoding/json"
+)
+
 // Unexported functions the external tests compare with encoding/json.
 var (
 	DecodeStrict     = decodeStrict
@@ -14,4 +19,16 @@ func ErrorFields(err error) []FieldProblem {
 		return ae.fields
 	}
 	return nil
+}
+
+// DecodeStrictWalkStd is decodeStrictWalk with the walk reading
+// encoding/json's tokens: the oracle of the walk on goccy/go-json's.
+func DecodeStrictWalkStd(body []byte, v any, maxItems map[string]int) error {
+	return decodeStrictWalkWith(body, v, maxItems, stdTokens)
+}
+
+func stdTokens(body []byte) tokenSource {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	return dec
 }
