@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -134,5 +135,31 @@ func TestExchangeKeysInParallel(t *testing.T) {
 	}
 	if improved < 8 {
 		t.Errorf("the search improved %d of 16 starts: the test compares too little", improved)
+	}
+}
+
+// TestParallelSolveIsSerial: from parallelScoreJobs jobs on, Solve scores
+// its first candidates two at a time; the answer, explanation and counts
+// must be those of the solve kept on one goroutine.
+func TestParallelSolveIsSerial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 1))
+	for _, m := range []penalty.Metric{penalty.AvgResponseTime, penalty.MaxStretch, penalty.WeightedTardyJobs} {
+		p := deadlineProblem(rng, parallelScoreJobs+rng.IntN(500), m)
+		p.Options.Explain = true
+		serial, err := Flex{serial: true}.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parallel, err := Flex{}.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(serial.Candidates) < 2 {
+			t.Fatalf("%s: %d candidates: nothing scored in parallel", m, len(serial.Candidates))
+		}
+		if !reflect.DeepEqual(serial, parallel) {
+			t.Errorf("%s, %d jobs: parallel %s %v (%d evaluations), serial %s %v (%d)", m, len(p.Jobs),
+				parallel.Scheme, parallel.Value, parallel.Stats.Evaluations, serial.Scheme, serial.Value, serial.Stats.Evaluations)
+		}
 	}
 }
