@@ -138,13 +138,22 @@ func TestExchangeKeysInParallel(t *testing.T) {
 	}
 }
 
-// TestParallelSolveIsSerial: from parallelScoreJobs jobs on, Solve scores
-// its first candidates two at a time; the answer, explanation and counts
-// must be those of the solve kept on one goroutine.
+// TestParallelSolveIsSerial: Solve runs independent work at once (from
+// parallelScoreJobs jobs on the first candidates' scores; on the search at
+// scale the dispatch orders and the exchange keys); the answer,
+// explanation and counts must be those of the solve kept on one
+// goroutine.
 func TestParallelSolveIsSerial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 1))
-	for _, m := range []penalty.Metric{penalty.AvgResponseTime, penalty.MaxStretch, penalty.WeightedTardyJobs} {
-		p := deadlineProblem(rng, parallelScoreJobs+rng.IntN(500), m)
+	for _, c := range []struct {
+		m    penalty.Metric
+		jobs int
+	}{
+		{penalty.AvgResponseTime, parallelScoreJobs}, {penalty.MaxStretch, parallelScoreJobs}, {penalty.WeightedTardyJobs, parallelScoreJobs},
+		{penalty.TardyJobs, 100}, {penalty.AvgTardiness, 80}, {penalty.WeightedTardiness, 150}, {penalty.SLACost, 120},
+	} {
+		m := c.m
+		p := deadlineProblem(rng, c.jobs+rng.IntN(c.jobs/4), m)
 		p.Options.Explain = true
 		serial, err := Flex{serial: true}.Solve(p)
 		if err != nil {

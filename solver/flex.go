@@ -89,6 +89,16 @@ func (f Flex) Solve(p Problem) (Result, error) {
 	}
 	ev := newEvaluator(in)
 	ev.serial = f.serial
+	// The dispatch orders (ATC and modified due date, O(J^2) each) depend
+	// on the instance alone: on the search at scale they are built on a
+	// goroutine of their own while the other candidates are made and
+	// scored, and taken in their place in the list.
+	dispatch := in.dispatchOrders
+	if ev.deadlines && in.agg == penalty.Sum && len(in.jobs) > maxExhaustiveSearchJobs && !f.serial {
+		done := make(chan []ordering, 1)
+		go func() { done <- in.dispatchOrders() }()
+		dispatch = sync.OnceValue(func() []ordering { return <-done })
+	}
 	var cands []Candidate
 	var tried []scoredOrder
 	try := func(o ordering) {
@@ -131,7 +141,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 			try(o)
 		}
 		if len(in.jobs) > maxExhaustiveSearchJobs {
-			for _, o := range in.dispatchOrders() {
+			for _, o := range dispatch() {
 				try(o)
 			}
 		}
