@@ -442,8 +442,9 @@ type evaluator struct {
 	// dueSearch skips the split searches (window search does better).
 	tardinessOnly bool
 	evaluations   int
-	// serial makes exchangeKeys run its keys one after the other on this
-	// goroutine (tests compare it with the parallel run).
+	// serial keeps the work Solve, scoreDistinct's callers and
+	// exchangeKeys would run at once on this goroutine (tests compare the
+	// two: the answers are the same).
 	serial bool
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
