@@ -380,7 +380,8 @@ type jsonField struct {
 var fieldLists sync.Map // reflect.Type -> []jsonField
 
 // jsonFields lists struct t's exported fields by JSON name, in order,
-// those tagged "-" left out.
+// those tagged "-" left out; a field without a tag name has its Go name,
+// so no name is empty. The walker and strictScan's shapes both read it.
 func jsonFields(t reflect.Type) []jsonField {
 	if fs, ok := fieldLists.Load(t); ok {
 		return fs.([]jsonField)

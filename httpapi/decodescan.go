@@ -33,7 +33,7 @@ type scanField struct {
 // map lookup each was most of the scan's time.
 func (sh *scanShape) field(key []byte, guess int) int {
 	if len(key) == 0 {
-		return sh.fieldSlow(key)
+		return -1 // no field's name is empty (jsonFields)
 	}
 	n := len(sh.fields)
 	for k := range n {
@@ -68,16 +68,6 @@ func (sh *scanShape) fieldAt(buf []byte, start, guess int) (int, int) {
 	return -1, 0
 }
 
-// fieldSlow is field for the empty key.
-func (sh *scanShape) fieldSlow(key []byte) int {
-	for i := range sh.fields {
-		if sh.fields[i].name == string(key) {
-			return i
-		}
-	}
-	return -1
-}
-
 // scanShapes caches scanShape by type; wire types are few.
 var scanShapes sync.Map // reflect.Type -> *scanShape
 
@@ -110,33 +100,19 @@ func buildShape(t reflect.Type, building map[reflect.Type]*scanShape) (*scanShap
 	case t == rawMessageType || t.Kind() == reflect.Interface:
 		sh.skip = true
 	case t.Kind() == reflect.Struct:
-		if t.NumField() > 64 {
+		fields := jsonFields(t)
+		if len(fields) > 64 { // the seen mask's width
 			return nil, false
 		}
-		for f := range t.Fields() {
-			if !f.IsExported() {
-				continue
-			}
-			name := f.Tag.Get("json")
-			for k := 0; k < len(name); k++ {
-				if name[k] == ',' {
-					name = name[:k]
-					break
-				}
-			}
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
+		for _, f := range fields {
+			name := f.name
 			if sh.field([]byte(name), 0) >= 0 || strings.ContainsAny(name, `"\\`) {
 				// A name twice (the walker takes the first), or a name
 				// with a quote or backslash, which would fool fieldAt (no
 				// wire type has either): left to the walker.
 				return nil, false
 			}
-			fs, ok := buildShape(f.Type, building)
+			fs, ok := buildShape(f.typ, building)
 			if !ok {
 				return nil, false
 			}

@@ -175,12 +175,7 @@ func appendPlan(b []byte, pl *solver.Plan, ids []string, byID, rank []int32, enc
 				if q+1 < len(cs) && cs[q+1].rank == c.rank {
 					continue
 				}
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				b = appendJSONString(b, ids[byID[c.rank]])
-				b = append(b, ':')
+				b = appendKey(b, &first, ids[byID[c.rank]])
 				b = strconv.AppendInt(b, int64(c.slots), 10)
 			}
 			b = append(b, "}}"...)
@@ -196,12 +191,7 @@ func appendPlan(b []byte, pl *solver.Plan, ids []string, byID, rank []int32, enc
 				if int(i) >= len(slots) || slots[i] == 0 {
 					continue
 				}
-				if !first {
-					b = append(b, ',')
-				}
-				first = false
-				b = appendJSONString(b, ids[i])
-				b = append(b, ':')
+				b = appendKey(b, &first, ids[i])
 				b = strconv.AppendInt(b, int64(slots[i]), 10)
 			}
 			b = append(b, "}}"...)
@@ -221,15 +211,21 @@ func appendIDFloats(b []byte, ids []string, byID []int32, values []float64) []by
 		if int(i) >= len(values) {
 			continue
 		}
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-		b = appendJSONString(b, ids[i])
-		b = append(b, ':')
+		b = appendKey(b, &first, ids[i])
 		b = appendJSONFloat(b, values[i])
 	}
 	return b
+}
+
+// appendKey writes a JSON object member's key and colon, after a comma
+// unless it is the object's first member (first is then cleared).
+func appendKey(b []byte, first *bool, id string) []byte {
+	if !*first {
+		b = append(b, ',')
+	}
+	*first = false
+	b = appendJSONString(b, id)
+	return append(b, ':')
 }
 
 // appendInterval opens an interval up to its slots' first key.

@@ -89,12 +89,16 @@ func (f Flex) Solve(p Problem) (Result, error) {
 	}
 	ev := newEvaluator(in)
 	ev.serial = f.serial
+	n := len(in.jobs)
+	// atScale: sums of deadline penalties (ev.deadlines) past the J = 10
+	// search, which dueSearch takes over.
+	atScale := ev.deadlines && n > maxExhaustiveSearchJobs
 	// The dispatch orders (ATC and modified due date, O(J^2) each) depend
 	// on the instance alone: on the search at scale they are built on a
 	// goroutine of their own while the other candidates are made and
 	// scored, and taken in their place in the list.
 	dispatch := in.dispatchOrders
-	if ev.deadlines && in.agg == penalty.Sum && len(in.jobs) > maxExhaustiveSearchJobs && !f.serial {
+	if atScale && !ev.serial {
 		done := make(chan []ordering, 1)
 		go func() { done <- in.dispatchOrders() }()
 		dispatch = sync.OnceValue(func() []ordering { return <-done })
@@ -117,7 +121,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 	}
 	generic, stats := in.genericOrder(p.Options.DPCells)
 	first := append(generic, in.classicalOrders()...)
-	if len(in.jobs) >= parallelScoreJobs && !ev.serial {
+	if n >= parallelScoreJobs && !ev.serial {
 		// One schedule takes milliseconds here: score the distinct
 		// candidates two at a time, then take them in order, as try would.
 		tried = append(tried, ev.scoreDistinct(first)...)
@@ -136,11 +140,11 @@ func (f Flex) Solve(p Problem) (Result, error) {
 			try(o)
 		}
 	}
-	if ev.deadlines && in.agg == penalty.Sum {
+	if ev.deadlines {
 		for _, o := range ev.sacrificeOrders() {
 			try(o)
 		}
-		if len(in.jobs) > maxExhaustiveSearchJobs {
+		if atScale {
 			for _, o := range dispatch() {
 				try(o)
 			}
@@ -160,8 +164,6 @@ func (f Flex) Solve(p Problem) (Result, error) {
 	// Stable: among equal scores the earlier candidate (generic first) wins.
 	sort.SliceStable(tried, func(a, b int) bool { return tried[a].s.less(tried[b].s) })
 	best := tried[0]
-	n := len(in.jobs)
-	atScale := ev.deadlines && n > maxExhaustiveSearchJobs
 	budget := p.Options.SearchEvaluations
 	switch {
 	case budget != 0:
@@ -442,9 +444,9 @@ type evaluator struct {
 	// dueSearch skips the split searches (window search does better).
 	tardinessOnly bool
 	evaluations   int
-	// serial keeps the work Solve, scoreDistinct's callers and
-	// exchangeKeys would run at once on this goroutine (tests compare the
-	// two: the answers are the same).
+	// serial keeps on this goroutine what Solve and exchangeKeys would
+	// otherwise run at once (tests compare the two: the answers are the
+	// same).
 	serial bool
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
