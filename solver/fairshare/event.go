@@ -631,21 +631,11 @@ func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []flo
 	dt = math.Inf(1)
 	ws, los, his := rd.w, rd.lo, rd.hi
 	for k, j := range live {
-		// shareMRv1 and floorSlots, spelled out for the fast path's inputs
-		// (finite weights >= 0, 0 <= Min <= Max): the share lies in
-		// [Min, Max], so Java's max and min are plain comparisons, and its
-		// floor needs no clamping.
+		// shareMRv1 (fastShare) and floorSlots for the fast path's
+		// inputs: the share lies in [Min, Max], so its floor needs no
+		// clamping.
 		w, mn, mx := ws[j], los[j], his[j]
-		s := float64(w * r) // rounded here, as shareMRv1: no fused multiply-add
-		if w == 0 {
-			s = 0
-		}
-		if s < mn {
-			s = mn
-		}
-		if s > mx {
-			s = mx
-		}
+		s := fastShare(w, r, mn, mx)
 		sh[k] = s
 		// s >= 0: its floor is o, and o < Max exactly when s < Max.
 		f := math.Floor(s)
@@ -720,6 +710,25 @@ func (rd *rounding) round(al []int, sh, q []float64, live []int, remaining []flo
 		}
 	}
 	return dt
+}
+
+// fastShare is shareMRv1 for the fast path's inputs (finite weights >= 0,
+// 0 <= Min <= Max): the share lies in [Min, Max], so Java's max and min
+// are plain comparisons. w*r is rounded before the comparisons, as in
+// shareMRv1: no fused multiply-add. Small enough to be inlined into the
+// event-driven plan's loops.
+func fastShare(w, r, mn, mx float64) float64 {
+	s := float64(w * r)
+	if w == 0 {
+		s = 0
+	}
+	if s < mn {
+		s = mn
+	}
+	if s > mx {
+		s = mx
+	}
+	return s
 }
 
 // floorSlots is rounder.round's first step for one job: its share floored

@@ -256,21 +256,12 @@ type jobState struct {
 }
 
 // evaluate sets job j's floored share, class and next event at water level
-// r, exactly as the direct computation sees it (shareMRv1 and floorSlots,
-// spelled out as in rounding.round), and counts it.
+// r, exactly as the direct computation sees it (shareMRv1 as fastShare,
+// and floorSlots as in rounding.round), and counts it.
 func (e *evPlanner) evaluate(j int32, r float64) {
 	js := &e.js[j]
 	w, mn, mx := js.w, js.lo, js.hi
-	s := float64(w * r) // rounded here: no fused multiply-add
-	if w == 0 {
-		s = 0
-	}
-	if s < mn {
-		s = mn
-	}
-	if s > mx {
-		s = mx
-	}
+	s := fastShare(w, r, mn, mx)
 	o := int(s)
 	d := s - float64(o)
 	var c int8
@@ -407,20 +398,10 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 	lo, hi := e.theta-e.beta, e.theta+e.beta
 	above := 0
 	for i := range e.winJob {
-		// shareMRv1 spelled out as in evaluate: the share minus the floor.
+		// The share (fastShare) minus the floor.
 		wj := &e.winJob[i] // not a copy: this loop runs some 1.5 million times
 		w, mn, mx := wj.w, wj.lo, wj.hi
-		s := float64(w * r)
-		if w == 0 {
-			s = 0
-		}
-		if s < mn {
-			s = mn
-		}
-		if s > mx {
-			s = mx
-		}
-		x := s - wj.o
+		x := fastShare(w, r, mn, mx) - wj.o
 		d[i] = x
 		switch {
 		case x > hi:
@@ -556,11 +537,7 @@ func (e *evPlanner) rebuild(r float64) {
 	for _, j := range e.live {
 		e.js[j].winPos = -1
 		w, mn, mx := e.js[j].w, e.js[j].lo, e.js[j].hi
-		s := float64(w * r)
-		if w == 0 {
-			s = 0
-		}
-		s = math.Min(math.Max(s, mn), mx)
+		s := fastShare(w, r, mn, mx)
 		o := int(s)
 		e.js[j].o = o
 		e.sumO += o
