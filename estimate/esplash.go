@@ -91,32 +91,8 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 	}
 
 	// The statistics table, per level and type, pooled over the level's
-	// nodes.
-	type lt struct {
-		level int
-		typ   string
-	}
-	sums := map[lt][3]float64{}
-	typeSums := map[string][3]float64{}
-	for node, per := range s.Stats {
-		l := level(node)
-		for typ, v := range per {
-			a, b := sums[lt{l, typ}], typeSums[typ]
-			sums[lt{l, typ}] = [3]float64{a[0] + v[0], a[1] + v[1], a[2] + v[2]}
-			typeSums[typ] = [3]float64{b[0] + v[0], b[1] + v[1], b[2] + v[2]}
-		}
-	}
-	cellOf := func(v [3]float64) (cell, bool) {
-		if v[0] < 1 {
-			return cell{}, false
-		}
-		mu := v[1] / v[0]
-		sd := 0.0
-		if v[0] > 1 {
-			sd = math.Sqrt(math.Max(0, (v[2]-v[0]*mu*mu)/(v[0]-1)))
-		}
-		return cell{n: v[0], mu: mu, sd: math.Max(sd, p.SigmaFloor*mu)}, true
-	}
+	// nodes (D-S20 imputes the cells without a sample).
+	st := newStatTable(s.Stats, s.Levels, p.SigmaFloor)
 
 	// Progress rates (D-S8) of running original attempts; new samples.
 	rates := map[string]float64{}
@@ -143,7 +119,7 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 
 	// PR(level, type), leaving the evaluated node out (D-S9).
 	type nt struct{ node, typ string }
-	prLevel := map[lt][2]float64{}
+	prLevel := map[levelType][2]float64{}
 	prNode := map[nt][2]float64{}
 	for _, a := range in.Tasks {
 		r, ok := rates[a.Attempt]
@@ -151,7 +127,7 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 			continue
 		}
 		typ := taskType(a.Job, a.Phase)
-		k1, k2 := lt{level(a.Node), typ}, nt{a.Node, typ}
+		k1, k2 := levelType{level(a.Node), typ}, nt{a.Node, typ}
 		v1, v2 := prLevel[k1], prNode[k2]
 		prLevel[k1] = [2]float64{v1[0] + r, v1[1] + 1}
 		prNode[k2] = [2]float64{v2[0] + r, v2[1] + 1}
@@ -172,7 +148,7 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 		typ := taskType(a.Job, a.Phase)
 		l := level(a.Node)
 		term := false
-		if c, ok := cellOf(sums[lt{l, typ}]); ok && *a.Progress > 0 {
+		if c, ok := st.cell(l, typ); ok && *a.Progress > 0 {
 			estT := (in.Now - a.Start) / *a.Progress
 			if estT >= c.mu && c.sd > 0 {
 				// An absurd elapsed time overflows; the term is capped so
@@ -182,7 +158,7 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 			}
 		}
 		if r, ok := rates[a.Attempt]; ok {
-			lv, nv := prLevel[lt{l, typ}], prNode[nt{a.Node, typ}]
+			lv, nv := prLevel[levelType{l, typ}], prNode[nt{a.Node, typ}]
 			if others := lv[1] - nv[1]; others > 0 {
 				pr := (lv[0] - nv[0]) / others
 				ratio := p.PRCap
@@ -235,12 +211,12 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 		has := make([]bool, hl+1)
 		known := false
 		for m := i; m <= hl; m++ {
-			if c, ok := cellOf(sums[lt{m, typ}]); ok {
+			if c, ok := st.cell(m, typ); ok {
 				estT[m], has[m], known = c.mu, true, true
 			}
 		}
 		if !known {
-			c, ok := cellOf(typeSums[typ])
+			c, ok := st.typeCell(typ)
 			if !ok {
 				return 0, 0, 0, false
 			}

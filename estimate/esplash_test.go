@@ -320,3 +320,56 @@ func FuzzAdvise(f *testing.F) {
 		}
 	})
 }
+
+// TestImputedCellS5 is D-S20: a fast node's reduce of a type no node of its
+// level has finished (the type's reduces finished on the slow level only)
+// is measured against the imputed cell. Level 2 runs job_a's maps in 0.4
+// of their mean over both levels (10 s against 25), so ST(2, job_b/reduce)
+// is 0.4 x 80 = 32 s, with the type's coefficient of variation (0.1, the
+// floor, on level 1): sd 3.2. The reduce, half done in 100 s, takes 200:
+// z = (200 - 32) / 3.2 = 52.5, and no other level-2 reduce of the type
+// gives a progress-rate term. So f1 is a straggler, its reduce the
+// candidate, minL 2 and value 1 x (100 - 32) / 4 = 17 (f1's reduce slot
+// excluded). Without the imputation the reduce adds nothing and f1 is not
+// a straggler, however slow.
+func TestImputedCellS5(t *testing.T) {
+	now := 1000.0
+	done := func(id, job, phase, node string, d float64) estimate.CompletedTask {
+		return estimate.CompletedTask{Attempt: id, Task: "t" + id, Job: job, Phase: phase, Node: node, Start: 0, Finish: d}
+	}
+	in := estimate.AdviceInput{
+		Now: now,
+		Jobs: []estimate.JobStatus{
+			{ID: "job_a", Map: &estimate.PhaseCounts{Tasks: 20, Pending: 16}},
+			{ID: "job_b", Map: &estimate.PhaseCounts{Tasks: 10}, Reduce: &estimate.PhaseCounts{Tasks: 4, Pending: 1, Running: 1, AvgTaskTime: 80}},
+		},
+		Nodes: []estimate.Node{
+			{ID: "f1", MapSlots: 2, ReduceSlots: 1, Level: 2},
+			{ID: "f2", MapSlots: 2, ReduceSlots: 1, Level: 2},
+			{ID: "s1", MapSlots: 6, ReduceSlots: 3, Level: 1},
+		},
+		Tasks: []estimate.Attempt{
+			{Attempt: "r", Task: "tr", Job: "job_b", Phase: estimate.ReducePhase, Node: "f1", Start: now - 100, Progress: fp(0.5)},
+		},
+		Completed: []estimate.CompletedTask{
+			done("a1", "job_a", estimate.MapPhase, "f2", 9), done("a2", "job_a", estimate.MapPhase, "f2", 11),
+			done("a3", "job_a", estimate.MapPhase, "s1", 38), done("a4", "job_a", estimate.MapPhase, "s1", 42),
+			done("b1", "job_b", estimate.ReducePhase, "s1", 76), done("b2", "job_b", estimate.ReducePhase, "s1", 84),
+		},
+	}
+	adv, _ := estimate.Advise(in, esplashConfig(), estimate.State{})
+	var f1 estimate.NodeReport
+	for _, n := range adv.Nodes {
+		if n.Node == "f1" {
+			f1 = n
+		}
+	}
+	near(t, "f1's SV/N", f1.StragglerValue, 52.5, 1e-9)
+	if !f1.Straggler || !slices.Equal(adv.ExcludeNodes, []string{"f1"}) {
+		t.Errorf("f1 %+v, excluded %v: want a straggler", f1, adv.ExcludeNodes)
+	}
+	if len(adv.Speculate) != 1 || adv.Speculate[0].Attempt != "r" || adv.Speculate[0].MinLevel != 2 || adv.Speculate[0].Value == nil {
+		t.Fatalf("speculate %+v, want r at min level 2", adv.Speculate)
+	}
+	near(t, "r's value", *adv.Speculate[0].Value, 17, 1e-9)
+}

@@ -1,7 +1,9 @@
 package tasksim_test
 
 import (
+	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/flexd/flexd/sim/tasksim"
@@ -46,50 +48,71 @@ func TestESAMRLocks(t *testing.T) {
 
 // TestESPLASHLocks: without a straggler ESPLASH launches fewer backups
 // than YARN's speculator and wastes at most half its killed-backup time;
-// with a slowed level-1 node it loses less makespan than both baselines;
-// and no ESPLASH backup ever lands on a slowed node or below its
-// original's level.
+// with a slowed node (level 1 or level 4) and with a node slowed then down
+// it loses less makespan than both baselines; and no ESPLASH backup ever
+// lands on a slowed node or below its original's level. At seed 1 (section
+// 4.5's lock) and on the mean of seeds 1 to 5.
 func TestESPLASHLocks(t *testing.T) {
-	rows, err := tasksim.CompareESPLASH([]uint64{1}, []string{"none", "yarn_default", "esplash"}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(sc, d string) tasksim.ESPLASHRow {
-		for _, r := range rows {
-			if r.Scenario == sc && r.Detector == d {
-				return r
+	for _, seeds := range [][]uint64{{1}, {1, 2, 3, 4, 5}} {
+		rows, err := tasksim.CompareESPLASH(seeds, []string{"none", "yarn_default", "esplash"}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		get := func(sc, d string) tasksim.ESPLASHRow {
+			for _, r := range rows {
+				if r.Scenario == sc && r.Detector == d {
+					return r
+				}
+			}
+			t.Fatalf("no row for %s, %s", sc, d)
+			return tasksim.ESPLASHRow{}
+		}
+		y, e := get(tasksim.NoStraggler, "yarn_default"), get(tasksim.NoStraggler, "esplash")
+		if !(e.Created < y.Created) || !(e.Wasted <= y.Wasted/2) || y.Created == 0 {
+			t.Errorf("seeds %v, no straggler: ESPLASH %v backups and %v s wasted, YARN %v and %v s", seeds, e.Created, e.Wasted, y.Created, y.Wasted)
+		}
+		for _, sc := range []string{tasksim.SlowLevel1, tasksim.SlowLevel4, tasksim.SlowThenDown} {
+			n, y, e := get(sc, "none"), get(sc, "yarn_default"), get(sc, "esplash")
+			if !(e.Increased < n.Increased) || !(e.Increased < y.Increased) {
+				t.Errorf("seeds %v, %s: ESPLASH lost %.0f s of makespan, none %.0f, YARN %.0f", seeds, sc, e.Increased, n.Increased, y.Increased)
 			}
 		}
-		t.Fatalf("no row for %s, %s", sc, d)
-		return tasksim.ESPLASHRow{}
-	}
-	y, e := get(tasksim.NoStraggler, "yarn_default"), get(tasksim.NoStraggler, "esplash")
-	if !(e.Created < y.Created) || !(e.Wasted <= y.Wasted/2) || y.Created == 0 {
-		t.Errorf("no straggler: ESPLASH %v backups and %v s wasted, YARN %v and %v s", e.Created, e.Wasted, y.Created, y.Wasted)
-	}
-	n, y, e := get(tasksim.SlowLevel1, "none"), get(tasksim.SlowLevel1, "yarn_default"), get(tasksim.SlowLevel1, "esplash")
-	if !(e.Increased < n.Increased) || !(e.Increased < y.Increased) {
-		t.Errorf("slowed level-1 node: ESPLASH lost %.0f s of makespan, none %.0f, YARN %.0f", e.Increased, n.Increased, y.Increased)
-	}
-	for _, sc := range tasksim.ESPLASHScenarios() {
-		if r := get(sc, "esplash"); r.PlacedSlower != 0 {
-			t.Errorf("%s: %v ESPLASH backups on a slowed or slower node", sc, r.PlacedSlower)
+		for _, sc := range tasksim.ESPLASHScenarios() {
+			if r := get(sc, "esplash"); r.PlacedSlower != 0 {
+				t.Errorf("seeds %v, %s: %v ESPLASH backups on a slowed or slower node", seeds, sc, r.PlacedSlower)
+			}
 		}
 	}
 }
 
 // TestFLEX42EstimateKeepsGain: issue 11's acceptance at task level: at
 // task-time CV 0.3, FLEX on flexd's extrapolated work keeps at least 80%
-// of FLEX(oracle)'s gain over FAIR in every cell of the slack sweep.
+// of FLEX(oracle)'s gain over FAIR in every cell of the slack sweep, on
+// the mean of seeds 1 to 6 (single seeds range from 71% to 109%:
+// docs/estimation.md).
 func TestFLEX42EstimateKeepsGain(t *testing.T) {
-	rows, err := tasksim.CompareFLEX42(1, []float64{0.15, 0.35, 0.55, 0.75, 0.95}, []float64{0.3})
-	if err != nil {
+	seeds := []uint64{1, 2, 3, 4, 5, 6}
+	slacks := []float64{0.15, 0.35, 0.55, 0.75, 0.95}
+	runs := make([][]tasksim.FLEX42Row, len(seeds))
+	errs := make([]error, len(seeds))
+	var wg sync.WaitGroup
+	for i, seed := range seeds {
+		wg.Go(func() { runs[i], errs[i] = tasksim.CompareFLEX42(seed, slacks, []float64{0.3}) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
-		if !(r.Oracle < r.Fair) || !(r.Kept >= 0.8) {
-			t.Errorf("slack %.2f: FLEX oracle %.0f s, extrapolate %.0f s, FAIR %.0f s: %.0f%% of the gain kept",
-				r.Slack, r.Oracle, r.Extra, r.Fair, 100*r.Kept)
+	for k, slack := range slacks {
+		var oracle, extra, fair float64
+		for _, rows := range runs {
+			oracle += rows[k].Oracle
+			extra += rows[k].Extra
+			fair += rows[k].Fair
+		}
+		if kept := (fair - extra) / (fair - oracle); !(oracle < fair) || !(kept >= 0.8) {
+			t.Errorf("slack %.2f, summed over seeds 1-6: FLEX oracle %.0f s, extrapolate %.0f s, FAIR %.0f s: %.0f%% of the gain kept",
+				slack, oracle, extra, fair, 100*kept)
 		}
 	}
 }

@@ -31,6 +31,7 @@ package tasksim
 import (
 	"cmp"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -383,7 +384,6 @@ type nodeState struct {
 
 type runner struct {
 	cfg         Config
-	rng         *rand.Rand
 	t           float64
 	jobs        []*jobState
 	nodes       []*nodeState
@@ -415,7 +415,7 @@ func Run(cfg Config) (Report, error) {
 		return Report{}, err
 	}
 	r := &runner{
-		cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x7a5c)),
+		cfg:  cfg,
 		byID: map[string]*nodeState{}, tasks: map[string]*task{}, excluded: map[string]bool{},
 		weights: map[string]map[string]*weightSeen{}, weightsTrue: map[string]map[string]*weightTrue{},
 		tteAcc: map[string]*tteAcc{},
@@ -713,15 +713,25 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 		w := p.R[node.spec.Type]
 		shares = w[:]
 	}
+	id := fmt.Sprintf("attempt_%s_%d", t.id, t.nextAttempt)
+	if spec {
+		// The backup keeps the id the shim reported it under while waiting.
+		id = t.waiting.id
+	}
 	// Each stage's time is drawn on its own, so that an attempt's stage
 	// shares scatter around the node's (as the ESAMR paper's per-task
-	// weights do) and its total time varies.
+	// weights do) and its total time varies. The draws come from a stream
+	// of the attempt's own (common random numbers): an attempt takes the
+	// same time in every run of the seed, whichever detector or policy
+	// ran before it, so that two runs differ by their decisions, not by
+	// the order in which they consumed one stream.
 	dur := make([]float64, len(shares))
+	noise := attemptNoise(r.cfg.Seed, id)
 	for i, w := range shares {
 		dur[i] = base * w
 		if cv := r.cfg.TaskCV; cv > 0 {
 			s2 := math.Log1p(cv * cv)
-			dur[i] *= math.Exp(-s2/2 + math.Sqrt(s2)*r.rng.NormFloat64())
+			dur[i] *= math.Exp(-s2/2 + math.Sqrt(s2)*noise.NormFloat64())
 		}
 	}
 	if r.cfg.Locality && t.phase == 0 {
@@ -748,10 +758,7 @@ func (r *runner) start(t *task, node *nodeState, spec bool) {
 			}
 		}
 	}
-	id := fmt.Sprintf("attempt_%s_%d", t.id, t.nextAttempt)
 	if spec {
-		// The backup keeps the id the shim reported it under while waiting.
-		id = t.waiting.id
 		t.backups++
 		t.waiting = nil
 	} else {
@@ -918,4 +925,12 @@ func (a *attempt) progress() (overall float64, stage string, sub float64) {
 		return 0.667 + 0.333*sub, estimate.StageSort, sub
 	}
 	return (float64(s) + sub) / 3, stageNames[1][s], sub
+}
+
+// attemptNoise is the random stream of the attempt with this id in a run
+// of seed: the same in every run of the seed.
+func attemptNoise(seed uint64, id string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(id)) // a hash.Hash never fails to write
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
 }
