@@ -16,7 +16,8 @@ import (
 // in fair-share order (D-B3, D-G1), within the candidate's pool with scope
 // pool. Then the kill heuristic: an original attempt without a second one
 // that has run longer than kill_factor times its (job, phase)'s mean task
-// time is killed, its task rerun first (seed 001; D-B5, D-B6).
+// time is killed, its task rerun first (seed 001; D-B5, D-B6), unless its
+// own time to end is at most that mean (D-B10).
 func sepb(in AdviceInput, c SEPBConfig, adv *Advice) {
 	run := map[string]int{} // running attempts per job and phase
 	for _, t := range in.Tasks {
@@ -113,10 +114,18 @@ func sepb(in AdviceInput, c SEPBConfig, adv *Advice) {
 		if pc == nil || !(pc.AvgTaskTime > 0) || pc.Tasks-pc.Pending-pc.Running < 1 {
 			continue
 		}
-		if elapsed := in.Now - t.Start; !math.IsInf(elapsed, 0) && elapsed > c.KillFactor*pc.AvgTaskTime {
-			adv.Kill = append(adv.Kill, Kill{Job: t.Job, Task: t.Task, Attempt: t.Attempt, Phase: t.Phase, Node: t.Node,
-				Reason: ReasonTwiceMean, Elapsed: elapsed, Mean: pc.AvgTaskTime})
+		elapsed := in.Now - t.Start
+		if math.IsInf(elapsed, 0) || !(elapsed > c.KillFactor*pc.AvgTaskTime) {
+			continue
 		}
+		// D-B10: the rerun starts from nothing, so an attempt whose own
+		// time to end (at its progress so far) is at most a mean task is
+		// left to finish: killing it would only lose its work.
+		if pg := t.Progress; pg != nil && *pg > 0 && elapsed*(1-*pg)/(*pg) <= pc.AvgTaskTime {
+			continue
+		}
+		adv.Kill = append(adv.Kill, Kill{Job: t.Job, Task: t.Task, Attempt: t.Attempt, Phase: t.Phase, Node: t.Node,
+			Reason: ReasonTwiceMean, Elapsed: elapsed, Mean: pc.AvgTaskTime})
 	}
 }
 

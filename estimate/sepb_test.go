@@ -81,3 +81,31 @@ func TestSEPBB1AndB2(t *testing.T) {
 		t.Errorf("no idle slot, kill off: deferred %+v, kill %+v", adv.Deferred, adv.Kill)
 	}
 }
+
+// TestSEPBKillSparesNearlyDone is D-B10: the kill heuristic spares an
+// attempt past twice its job's mean whose own time to end is at most the
+// mean, since its rerun would start from nothing. J5-0 has run 95 s
+// against a mean of 40: at progress 0.2 it has 380 s to go and is killed
+// (case B2); at 0.75, 31.7 s, and it is left to finish; at 0.7, 40.7 s,
+// killed again.
+func TestSEPBKillSparesNearlyDone(t *testing.T) {
+	cfg := estimate.DefaultSpeculationConfig()
+	cfg.Detector = estimate.YARNDefault
+	cfg.SEPB.Enabled, cfg.SEPB.JobsChecked = true, 1
+	for _, tc := range []struct {
+		progress float64
+		kill     bool
+	}{{0.2, true}, {0.75, false}, {0.7, true}} {
+		in := b1Input()
+		for i := range in.Tasks {
+			if in.Tasks[i].Attempt == "J5-0" {
+				in.Tasks[i].Progress = fp(tc.progress)
+			}
+		}
+		adv, _ := estimate.Advise(in, cfg, estimate.State{})
+		killed := len(adv.Kill) == 1 && adv.Kill[0].Attempt == "J5-0"
+		if killed != tc.kill || len(adv.Kill) > 1 {
+			t.Errorf("progress %v: kill %+v, want J5-0 killed %v", tc.progress, adv.Kill, tc.kill)
+		}
+	}
+}
