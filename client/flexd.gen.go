@@ -869,7 +869,9 @@ type ESPLASHParams struct {
 	PrCap *float64 `json:"pr_cap,omitempty"`
 
 	// Progress Progress is which progress feeds the estimated execution time:
-	// hadoop (the default; esamr, D-S11, is not supported yet).
+	// hadoop (the default: the attempts' progress) or esamr (ESAMR's
+	// progress score by the stage weights learnt per job and node, from
+	// each attempt's stage and stage_progress; D-S11).
 	//
 	// Example: hadoop
 	Progress *ESPLASHParamsProgress `json:"progress,omitempty"`
@@ -884,7 +886,9 @@ type ESPLASHParams struct {
 }
 
 // ESPLASHParamsProgress Progress is which progress feeds the estimated execution time:
-// hadoop (the default; esamr, D-S11, is not supported yet).
+// hadoop (the default: the attempts' progress) or esamr (ESAMR's
+// progress score by the stage weights learnt per job and node, from
+// each attempt's stage and stage_progress; D-S11).
 //
 // Example: hadoop
 type ESPLASHParamsProgress string

@@ -483,11 +483,7 @@ func (v *validator) speculationParams(s Speculation) {
 		v.add(-1, "speculation.esamr.basis", "", "unknown basis %q; one of execution_time, time_to_end", s.ESAMR.Basis)
 	}
 	switch s.ESPLASH.Progress {
-	case "", estimate.ProgressHadoop:
-	case estimate.ProgressESAMR:
-		// D-S11's option needs ESAMR's learned weights beside ESPLASH's
-		// state; it is not built yet, and saying so beats ignoring it.
-		v.add(-1, "speculation.esplash.progress", "", "esamr progress is not supported yet; hadoop is")
+	case "", estimate.ProgressHadoop, estimate.ProgressESAMR:
 	default:
 		v.add(-1, "speculation.esplash.progress", "", "unknown progress %q; one of hadoop, esamr", s.ESPLASH.Progress)
 	}

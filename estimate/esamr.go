@@ -56,6 +56,17 @@ func stageIndex(phase, stage string) int {
 	return slices.Index(st, stage)
 }
 
+// progressScore is a's progress by the stage weights learnt for its job
+// on its node (Step D) when it reports its stage, else Hadoop's progress
+// (ESPLASH's progress: esamr, D-S11). a.Progress must be set.
+func (s *ESAMRState) progressScore(a Attempt) float64 {
+	if i := stageIndex(a.Phase, a.Stage); i >= 0 && a.StageProgress != nil {
+		w, _ := s.weights(a.Job, a.Node, a.Phase)
+		return ProgressScore(i, *a.StageProgress, w)
+	}
+	return *a.Progress
+}
+
 // ESAMRState is ESAMR's learned state (section 2.5).
 type ESAMRState struct {
 	// Nodes holds, per node and phase, the last History weight records

@@ -54,8 +54,9 @@ type cell struct {
 
 // advise is ESPLASH's part of Advise: it folds, classifies, marks
 // stragglers, and returns the candidates (re-evaluating waiting backups
-// into adv directly).
-func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice) []candidate {
+// into adv directly). progress is what feeds EstT and EstEnd: nil for
+// Hadoop's progress, else ESAMR's progress score (D-S11).
+func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, progress func(Attempt) float64, adv *Advice) []candidate {
 	p := cfg.ESPLASH
 	jobs := jobIndex(in)
 	// Fold the completed original attempts (D-G6), then drop the types of
@@ -93,6 +94,15 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 	// The statistics table, per level and type, pooled over the level's
 	// nodes (D-S20 imputes the cells without a sample).
 	st := newStatTable(s.Stats, s.Levels, p.SigmaFloor)
+
+	// pg is the progress EstT and EstEnd read (D-S11); the progress rates
+	// stay Hadoop's.
+	pg := func(a Attempt) float64 {
+		if progress != nil {
+			return progress(a)
+		}
+		return *a.Progress
+	}
 
 	// Progress rates (D-S8) of running original attempts; new samples.
 	rates := map[string]float64{}
@@ -148,8 +158,8 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 		typ := taskType(a.Job, a.Phase)
 		l := level(a.Node)
 		term := false
-		if c, ok := st.cell(l, typ); ok && *a.Progress > 0 {
-			estT := (in.Now - a.Start) / *a.Progress
+		if c, ok := st.cell(l, typ); ok && pg(a) > 0 {
+			estT := (in.Now - a.Start) / pg(a)
 			if estT >= c.mu && c.sd > 0 {
 				// An absurd elapsed time overflows; the term is capped so
 				// that the straggler value stays a number.
@@ -229,11 +239,11 @@ func (s *ESPLASHState) advise(in AdviceInput, cfg SpeculationConfig, adv *Advice
 		if minL == 0 {
 			return 0, 0, 0, false
 		}
-		pg := *a.Progress
-		if !(pg > 0) {
+		p := pg(a)
+		if !(p > 0) {
 			return minL, math.Inf(1), math.Inf(1), true
 		}
-		estEnd = (in.Now-a.Start)/pg + a.Start
+		estEnd = (in.Now-a.Start)/p + a.Start
 		return minL, SpeculativeValue(minL, c, estT, has, estEnd-in.Now), estEnd, true
 	}
 

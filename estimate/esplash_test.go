@@ -373,3 +373,46 @@ func TestImputedCellS5(t *testing.T) {
 	}
 	near(t, "r's value", *adv.Speculate[0].Value, 17, 1e-9)
 }
+
+// TestESPLASHProgressESAMR is D-S11: with progress esamr, ESAMR's progress
+// score feeds EstT and EstEnd. n3 (level 2) has learnt that a map spends
+// 20% of its time in the map stage; its attempt a is halfway through that
+// stage after 40 s. Hadoop's weights (0.667 for the map stage) say
+// progress 1/3: EstT 120 s against the level's 100 +- 10, z = 2, not a
+// straggler. ESAMR's say 0.1: EstT 400 s, z = 30, a straggler, and a's
+// backup is worth 2 x (360 - 100) / 4 = 130 (n4's 2 map slots of the 4
+// that may host one).
+func TestESPLASHProgressESAMR(t *testing.T) {
+	now := 1000.0
+	in := estimate.AdviceInput{
+		Now:   now,
+		Jobs:  []estimate.JobStatus{{ID: "job_1", Map: &estimate.PhaseCounts{Tasks: 20, Pending: 10, Running: 1, AvgTaskTime: 100}}},
+		Nodes: []estimate.Node{{ID: "n3", MapSlots: 2, Level: 2}, {ID: "n4", MapSlots: 2, Level: 2}, {ID: "n9", MapSlots: 2, Level: 1}},
+		Tasks: []estimate.Attempt{{Attempt: "a", Task: "ta", Job: "job_1", Phase: estimate.MapPhase, Node: "n3", Start: now - 40,
+			Progress: fp(0.667 * 0.5), Stage: estimate.StageMap, StageProgress: fp(0.5)}},
+		Completed: []estimate.CompletedTask{
+			{Attempt: "c1", Task: "tc1", Job: "job_1", Phase: estimate.MapPhase, Node: "n4", Start: 0, Finish: 100 - 10/math.Sqrt2},
+			{Attempt: "c2", Task: "tc2", Job: "job_1", Phase: estimate.MapPhase, Node: "n4", Start: 0, Finish: 100 + 10/math.Sqrt2},
+		},
+	}
+	learnt := estimate.State{ESAMR: &estimate.ESAMRState{Nodes: map[string]*estimate.ESAMRNode{
+		"n3": {Map: &estimate.ESAMRHistory{Records: [][]float64{{0.2, 0.8}}, Centroids: [][]float64{{0.2, 0.8}}}}}}}
+	cfg := esplashConfig()
+	adv, _ := estimate.Advise(in, cfg, learnt)
+	if len(adv.ExcludeNodes) != 0 || len(adv.Speculate) != 0 {
+		t.Errorf("hadoop progress: excluded %v, speculate %+v; want neither", adv.ExcludeNodes, adv.Speculate)
+	}
+	cfg.ESPLASH.Progress = estimate.ProgressESAMR
+	adv, next := estimate.Advise(in, cfg, learnt)
+	if !slices.Equal(adv.ExcludeNodes, []string{"n3"}) {
+		t.Errorf("esamr progress: excluded %v, want n3", adv.ExcludeNodes)
+	}
+	if len(adv.Speculate) != 1 || adv.Speculate[0].Value == nil {
+		t.Fatalf("esamr progress: speculate %+v, want a", adv.Speculate)
+	}
+	near(t, "a's value", *adv.Speculate[0].Value, 130, 1e-6)
+	near(t, "a's time to end", *adv.Speculate[0].TimeToEnd, 360, 1e-6)
+	if next.ESAMR == nil || next.ESPLASH == nil {
+		t.Errorf("next state %+v: want both ESAMR's weights and ESPLASH's statistics", next)
+	}
+}

@@ -42,8 +42,17 @@ func Advise(in AdviceInput, cfg SpeculationConfig, prev State) (Advice, State) {
 	case YARNDefault:
 		cands = yarnCandidates(in, &adv)
 	case ESPLASH:
+		var progress func(Attempt) float64
+		if cfg.ESPLASH.Progress == ProgressESAMR {
+			// D-S11: ESAMR learns its stage weights beside ESPLASH, and
+			// its progress score feeds EstT and EstEnd.
+			es := prev.ESAMR.clone()
+			es.fold(in, cfg.ESAMR)
+			next.ESAMR = es
+			progress = es.progressScore
+		}
 		st := prev.ESPLASH.clone()
-		cands = st.advise(in, cfg, &adv)
+		cands = st.advise(in, cfg, progress, &adv)
 		next.ESPLASH = st
 	default:
 		adv.Detector = DetectorNone

@@ -71,7 +71,9 @@ type ESPLASHParams struct {
 	SigmaFloor *float64 `json:"sigma_floor,omitempty" example:"0.1"`
 	PRCap      *float64 `json:"pr_cap,omitempty" example:"10"`
 	// Progress is which progress feeds the estimated execution time:
-	// hadoop (the default; esamr, D-S11, is not supported yet).
+	// hadoop (the default: the attempts' progress) or esamr (ESAMR's
+	// progress score by the stage weights learnt per job and node, from
+	// each attempt's stage and stage_progress; D-S11).
 	Progress string `json:"progress,omitempty" example:"hadoop" enums:"hadoop,esamr"`
 }
 
