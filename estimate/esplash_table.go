@@ -1,6 +1,7 @@
 package estimate
 
 import (
+	"maps"
 	"math"
 	"slices"
 )
@@ -40,9 +41,14 @@ type levelType struct {
 func newStatTable(stats map[string]map[string][3]float64, levels map[string]int, floor float64) *statTable {
 	t := &statTable{sums: map[levelType][3]float64{}, typeSums: map[string][3]float64{},
 		ratio: map[int]float64{}, cv: map[string]float64{}, floor: floor}
-	for node, per := range stats {
+	// In id order: a float sum's last bits depend on the order of its
+	// terms, and the advice must not depend on map iteration (replay
+	// compares decisions bit for bit).
+	for _, node := range slices.Sorted(maps.Keys(stats)) {
+		per := stats[node]
 		l := levels[node]
-		for typ, v := range per {
+		for _, typ := range slices.Sorted(maps.Keys(per)) {
+			v := per[typ]
 			k := levelType{l, typ}
 			a, b := t.sums[k], t.typeSums[typ]
 			t.sums[k] = [3]float64{a[0] + v[0], a[1] + v[1], a[2] + v[2]}
