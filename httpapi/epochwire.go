@@ -52,13 +52,23 @@ func (w *EpochRequest) Domain() epoch.Request {
 			Bandwidth: w.OMO.Bandwidth, EMAAlpha: w.OMO.EMAAlpha,
 		}
 	}
+	// The jobs' phases share one allocation: two pointers per job into a
+	// slab, instead of an allocation per phase.
+	phases := make([]epoch.Phase, 0, 2*len(w.Jobs))
+	phase := func(p *PhaseState) *epoch.Phase {
+		if p == nil {
+			return nil
+		}
+		phases = append(phases, p.domain())
+		return &phases[len(phases)-1]
+	}
 	for i, j := range w.Jobs {
 		dj := epoch.Job{
 			ID: j.ID, Pool: j.Pool, Submitted: j.Submitted, Weight: j.Weight,
 			Objective:           penalty.Metric(j.Objective),
 			ConsumedSlotSeconds: j.ConsumedSlotSeconds,
-			Map:                 j.Map.domain(),
-			Reduce:              j.Reduce.domain(),
+			Map:                 phase(j.Map),
+			Reduce:              phase(j.Reduce),
 		}
 		if j.Deadline != nil {
 			dj.Deadline, dj.HasDeadline = *j.Deadline, true
@@ -77,11 +87,8 @@ func (w *EpochRequest) Domain() epoch.Request {
 	return req
 }
 
-func (p *PhaseState) domain() *epoch.Phase {
-	if p == nil {
-		return nil
-	}
-	out := &epoch.Phase{
+func (p *PhaseState) domain() epoch.Phase {
+	out := epoch.Phase{
 		Min: p.Min, Max: p.Max, Work: p.Work, TotalWork: p.TotalWork,
 		Pending: p.Pending, Running: p.Running, Tasks: p.Tasks,
 		AvgTaskTime: p.AvgTaskTime, OutputBytesPerTask: p.OutputBytesPerTask,

@@ -3,6 +3,7 @@ package ratio
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // FieldError is one problem with one field, located by its JSON path as
@@ -112,43 +113,44 @@ func Validate(c Config, in Input) []FieldError {
 	}
 	ids := map[string]bool{}
 	for i, j := range in.Jobs {
-		at := fmt.Sprintf("jobs[%d]", i)
+		// at names a field of job i; built only for a problem, since a
+		// valid epoch (every one but a few) would pay for it per job.
+		at := func(field string) string { return "jobs[" + strconv.Itoa(i) + "]." + field }
 		if j.ID == "" {
-			ps.add(at+".id", "", "must be non-empty")
+			ps.add(at("id"), "", "must be non-empty")
 		} else if ids[j.ID] {
-			ps.add(at+".id", j.ID, "duplicate job id")
+			ps.add(at("id"), j.ID, "duplicate job id")
 		}
 		ids[j.ID] = true
 		if len(c.Pools) > 0 && !declared[j.pool()] {
-			ps.add(at+".pool", j.ID, "unknown pool %q: not in ratio.pools", j.pool())
+			ps.add(at("pool"), j.ID, "unknown pool %q: not in ratio.pools", j.pool())
 		}
 		if !finite(j.Submitted) {
-			ps.add(at+".submitted", j.ID, "must be a finite number")
+			ps.add(at("submitted"), j.ID, "must be a finite number")
 		}
 		if !finite(j.OutputBytesPerMapTask) || j.OutputBytesPerMapTask < 0 {
-			ps.add(at+".map.output_bytes_per_task", j.ID, "must be a non-negative number, got %v", j.OutputBytesPerMapTask)
+			ps.add(at("map.output_bytes_per_task"), j.ID, "must be a non-negative number, got %v", j.OutputBytesPerMapTask)
 		}
 		for _, ph := range []struct {
 			name string
 			d    PhaseDemand
 		}{{"map", j.Map}, {"reduce", j.Reduce}} {
-			pat := at + "." + ph.name
 			if ph.d.Pending < 0 {
-				ps.add(pat+".pending", j.ID, "must be >= 0, got %d", ph.d.Pending)
+				ps.add(at(ph.name+".pending"), j.ID, "must be >= 0, got %d", ph.d.Pending)
 			}
 			if ph.d.Running < 0 {
-				ps.add(pat+".running", j.ID, "must be >= 0, got %d", ph.d.Running)
+				ps.add(at(ph.name+".running"), j.ID, "must be >= 0, got %d", ph.d.Running)
 			}
 			if ph.d.Tasks < 0 {
-				ps.add(pat+".tasks", j.ID, "must be >= 0, got %d", ph.d.Tasks)
+				ps.add(at(ph.name+".tasks"), j.ID, "must be >= 0, got %d", ph.d.Tasks)
 			} else if ph.d.Tasks > 0 && ph.d.Pending >= 0 && ph.d.Running >= 0 && ph.d.Demand() > ph.d.Tasks {
-				ps.add(pat+".tasks", j.ID, "pending + running (%d) exceed the task count %d", ph.d.Demand(), ph.d.Tasks)
+				ps.add(at(ph.name+".tasks"), j.ID, "pending + running (%d) exceed the task count %d", ph.d.Demand(), ph.d.Tasks)
 			}
 			if !finite(ph.d.Work) || ph.d.Work < 0 {
-				ps.add(pat+".work", j.ID, "must be a non-negative number, got %v", ph.d.Work)
+				ps.add(at(ph.name+".work"), j.ID, "must be a non-negative number, got %v", ph.d.Work)
 			}
 			if !finite(ph.d.AvgTaskTime) || ph.d.AvgTaskTime < 0 {
-				ps.add(pat+".avg_task_time", j.ID, "must be a non-negative number, got %v", ph.d.AvgTaskTime)
+				ps.add(at(ph.name+".avg_task_time"), j.ID, "must be a non-negative number, got %v", ph.d.AvgTaskTime)
 			}
 		}
 	}
