@@ -296,6 +296,7 @@ func FuzzAdvise(f *testing.F) {
 	f.Add(1.0, 1e-300, 1e-300, 1e300, 1e-9, uint8(2))
 	f.Add(0.5, 0.0, 1.0, 0.0, 1e9, uint8(3))
 	f.Add(0.2, 0.01, 0.3, 0.01, 1e308, uint8(3)) // an elapsed time so long that EstT overflows
+	f.Add(0.25, 0.002, 0.1, 0.003, 60.0, uint8(7)) // ESPLASH on ESAMR's progress score
 	f.Fuzz(func(t *testing.T, pa, ra, pb, rb, elapsed float64, det uint8) {
 		for _, x := range []float64{pa, ra, pb, rb, elapsed} {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -311,6 +312,9 @@ func FuzzAdvise(f *testing.F) {
 		cfg := estimate.DefaultSpeculationConfig()
 		cfg.Explain = true
 		cfg.Detector = []estimate.Detector{estimate.ESAMR, estimate.Late, estimate.YARNDefault, estimate.ESPLASH}[det%4]
+		if det&4 != 0 {
+			cfg.ESPLASH.Progress = estimate.ProgressESAMR // D-S11
+		}
 		adv, st := estimate.Advise(in, cfg, esamrPrev())
 		if _, err := json.Marshal(adv); err != nil {
 			t.Fatalf("advice does not encode: %v", err)
