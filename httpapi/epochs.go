@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -631,15 +632,11 @@ func (s *Server) decide(cancel <-chan struct{}, cluster string, checked epoch.Ch
 	if err != nil {
 		return nil, prev, fmt.Errorf("deciding epoch %d of %s: %w", req.Epoch, cluster, err)
 	}
-	resp := NewEpochResponse(cluster, dec, attributeTimes(dec, timings))
-	phases := []*SolveResponse{&resp.Phases.Map, &resp.Phases.Reduce}
-	for _, ph := range resp.PoolPhases {
-		phases = append(phases, &ph.Map, &ph.Reduce)
-	}
-	for _, ph := range phases {
-		if err := checkFinite(ph); err != nil {
-			return nil, prev, err
-		}
+	resp := newEpochResponse(cluster, dec, attributeTimes(dec, timings))
+	var finite error
+	resp.eachPhase(func(ph *SolveResponse) { finite = cmp.Or(finite, checkFinite(ph)) })
+	if finite != nil {
+		return nil, prev, finite
 	}
 	return resp, next, nil
 }

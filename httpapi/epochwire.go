@@ -120,6 +120,26 @@ type PoolTimes struct {
 // answered by default: a dense plan of J jobs lists O(J^2) entries, most of
 // an epoch's bytes and encoding time). The decision id is the caller's.
 func NewEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *EpochResponse {
+	resp := newEpochResponse(cluster, dec, times)
+	resp.eachPhase(func(ph *SolveResponse) { ph.Plan = ph.Plan.Materialized() })
+	return resp
+}
+
+// eachPhase calls f with each phase answer of r, the pools' too.
+func (r *EpochResponse) eachPhase(f func(*SolveResponse)) {
+	f(&r.Phases.Map)
+	f(&r.Phases.Reduce)
+	for name, ph := range r.PoolPhases {
+		f(&ph.Map)
+		f(&ph.Reduce)
+		r.PoolPhases[name] = ph
+	}
+}
+
+// newEpochResponse is NewEpochResponse with the plans left to be written
+// when the answer is encoded (Plan.src): the server's path, which runs for
+// every epoch, builds no map per interval.
+func newEpochResponse(cluster string, dec epoch.Decision, times SolveTimes) *EpochResponse {
 	resp := &EpochResponse{
 		Cluster: cluster,
 		Epoch:   dec.Epoch,
@@ -178,7 +198,7 @@ func phaseResponse(res *solver.Result, elapsed time.Duration) SolveResponse {
 	if res == nil {
 		res = &solver.Result{}
 	}
-	return newSolveResponse(*res, false, elapsed, planDelta)
+	return newSolveResponseLazy(*res, false, elapsed, planDelta)
 }
 
 // withPlans returns a copy of r with every phase's plan in encoding enc,

@@ -10,6 +10,9 @@ var (
 	DecodeStrict     = decodeStrict
 	DecodeStrictWalk = decodeStrictWalk
 	StrictScan       = strictScan
+	// EpochResponseUnwritten is the server's epoch answer: plans left to
+	// be written when encoded (Plan.src).
+	EpochResponseUnwritten = newEpochResponse
 )
 
 // ErrorFields returns the fields an *apiError names, nil for any other
@@ -32,3 +35,6 @@ func stdTokens(body []byte) tokenSource {
 	dec.UseNumber()
 	return dec
 }
+
+// WithPlans is r with every phase's plan in encoding enc (?plan=).
+func WithPlans(r *EpochResponse, enc string) *EpochResponse { return r.withPlans(enc) }

@@ -6,7 +6,10 @@ import (
 	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"time"
+
+	gojson "github.com/goccy/go-json"
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver"
@@ -117,6 +120,60 @@ type Plan struct {
 	Encoding    string             `json:"encoding" example:"delta" enums:"dense,delta,none" validate:"required"`
 	Intervals   []Interval         `json:"intervals" validate:"required"`
 	Completions map[string]float64 `json:"completions" validate:"required"`
+
+	// src, when set, is the solver plan this one stands for, not written
+	// out yet: Intervals and Completions are empty, and MarshalJSON writes
+	// the plan from src without a map per interval (the epoch answer's
+	// path, hundreds of times a second). Materialized fills them.
+	src *planSource
+}
+
+// planSource is a plan yet to be written: the solver's plan and the job
+// ids its indexes name.
+type planSource struct {
+	pl  *solver.Plan
+	ids []string
+}
+
+// lazyPlan stands for newPlan(*pl, ids, enc), made only if read (Plan.src).
+func lazyPlan(pl *solver.Plan, ids []string, enc string) Plan {
+	return Plan{Encoding: enc, src: &planSource{pl: pl, ids: ids}}
+}
+
+// Materialized returns p with its intervals and completions filled in: p
+// itself unless it came from the epoch answer's path, which leaves them
+// to be written straight from the solver's plan when it is encoded.
+func (p Plan) Materialized() Plan {
+	if p.src == nil {
+		return p
+	}
+	return newPlan(*p.src.pl, p.src.ids, p.Encoding)
+}
+
+// Equal reports whether p and q are the same plan (their materialized
+// forms): go-cmp, which calls a type's Equal method, then compares answers
+// by what their plans say, not by how far they have been written.
+func (p Plan) Equal(q Plan) bool {
+	p, q = p.Materialized(), q.Materialized()
+	return p.Encoding == q.Encoding && maps.Equal(p.Completions, q.Completions) &&
+		slices.EqualFunc(p.Intervals, q.Intervals, func(a, b Interval) bool {
+			return a.Start == b.Start && a.End == b.End && maps.Equal(a.Slots, b.Slots)
+		})
+}
+
+// plainPlan is Plan without its methods, to encode a materialized one.
+type plainPlan Plan
+
+// MarshalJSON writes p as encoding/json writes its materialized form:
+// straight from the solver's plan (appendPlan: keys in encoding/json's
+// map order, no map built) when p has not been materialized.
+func (p Plan) MarshalJSON() ([]byte, error) {
+	if p.src == nil {
+		return gojson.Marshal(plainPlan(p))
+	}
+	byID, rank := idOrder(p.src.ids)
+	b := make([]byte, 0, 256+64*len(p.src.pl.Intervals)+32*len(p.src.ids))
+	return appendPlan(b, p.src.pl, p.src.ids, byID, rank, p.Encoding), nil
 }
 
 // Interval is one piece of a plan: from start to end (seconds) the jobs
@@ -300,6 +357,14 @@ const (
 )
 
 func newSolveResponse(res solver.Result, explain bool, elapsed time.Duration, enc string) SolveResponse {
+	resp := newSolveResponseLazy(res, explain, elapsed, enc)
+	resp.Plan = resp.Plan.Materialized()
+	return resp
+}
+
+// newSolveResponseLazy is newSolveResponse with the plan left to be
+// written when the answer is encoded (Plan.src).
+func newSolveResponseLazy(res solver.Result, explain bool, elapsed time.Duration, enc string) SolveResponse {
 	ids := make([]string, len(res.Allocations))
 	for i, a := range res.Allocations {
 		ids[i] = a.ID
@@ -314,7 +379,7 @@ func newSolveResponse(res solver.Result, explain bool, elapsed time.Duration, en
 		NormalizedMinima: res.NormalizedMinima,
 		Ordering:         Ordering{Scheme: res.Scheme, Jobs: make([]string, 0, len(res.Order))},
 		SolveMicros:      elapsed.Microseconds(),
-		Plan:             newPlan(res.Plan, ids, enc),
+		Plan:             lazyPlan(&res.Plan, ids, enc),
 	}
 	for i, a := range res.Allocations {
 		resp.Allocations[i] = Allocation{ID: a.ID, Slots: a.Slots, Reason: string(a.Reason)}
@@ -398,9 +463,11 @@ func newPlan(pl solver.Plan, ids []string, enc string) Plan {
 // how a stored (delta) decision is answered to a caller who asked for
 // another encoding.
 func (p Plan) reencode(enc string) Plan {
-	switch {
-	case enc == p.Encoding:
+	if enc == p.Encoding {
 		return p
+	}
+	p = p.Materialized()
+	switch {
 	case enc == planNone:
 		return Plan{Encoding: planNone, Intervals: []Interval{}, Completions: p.Completions}
 	case enc == planDense && p.Encoding == planDelta:
@@ -463,6 +530,23 @@ func checkFinite(r *SolveResponse) error {
 	switch {
 	case nonFinite(r.Objective.Value) || nonFinite(r.Objective.Mean):
 		field = "objective"
+	case r.Plan.src != nil:
+		// What the materialized plan would hold: the intervals it writes
+		// and the completions of the jobs it names.
+		pl := r.Plan.src.pl
+		if r.Plan.Encoding != planNone {
+			for _, iv := range pl.Intervals {
+				if nonFinite(iv.Start) || nonFinite(iv.End) {
+					field = "jobs"
+					break
+				}
+			}
+		}
+		for i, c := range pl.Completions {
+			if i < len(r.Plan.src.ids) && nonFinite(c) {
+				field = "jobs"
+			}
+		}
 	default:
 		for _, iv := range r.Plan.Intervals {
 			if nonFinite(iv.Start) || nonFinite(iv.End) {

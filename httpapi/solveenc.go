@@ -28,17 +28,7 @@ func appendSolveAnswer(b []byte, res solver.Result, explain bool, elapsed time.D
 	for i, a := range res.Allocations {
 		ids[i] = a.ID
 	}
-	// byID lists job indexes in the order encoding/json writes a map
-	// keyed by their ids; rank is each index's place in it.
-	byID := make([]int32, len(ids))
-	for i := range byID {
-		byID[i] = int32(i)
-	}
-	slices.SortFunc(byID, func(x, y int32) int { return strings.Compare(ids[x], ids[y]) })
-	rank := make([]int32, len(ids))
-	for r, i := range byID {
-		rank[i] = int32(r)
-	}
+	byID, rank := idOrder(ids)
 
 	b = append(b, `{"policy":`...)
 	b = appendJSONString(b, res.Policy)
@@ -103,6 +93,21 @@ func appendSolveAnswer(b []byte, res solver.Result, explain bool, elapsed time.D
 	b = append(b, `,"solve_micros":`...)
 	b = strconv.AppendInt(b, elapsed.Microseconds(), 10)
 	return append(b, '}'), nil
+}
+
+// idOrder lists job indexes in the order encoding/json writes a map keyed
+// by their ids (byID), and each index's place in it (rank).
+func idOrder(ids []string) (byID, rank []int32) {
+	byID = make([]int32, len(ids))
+	for i := range byID {
+		byID[i] = int32(i)
+	}
+	slices.SortFunc(byID, func(x, y int32) int { return strings.Compare(ids[x], ids[y]) })
+	rank = make([]int32, len(ids))
+	for r, i := range byID {
+		rank[i] = int32(r)
+	}
+	return byID, rank
 }
 
 // answerSizeHint is about the size of res's delta answer, so that

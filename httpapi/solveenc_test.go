@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/flexd/flexd/sim"
 	"github.com/flexd/flexd/solver"
 	"github.com/flexd/flexd/solver/mps"
@@ -39,6 +41,14 @@ func checkAnswer(t *testing.T, name string, res solver.Result, explain bool, enc
 	}
 	if !bytes.HasPrefix(got, []byte("prefix")) {
 		t.Fatalf("%s: the buffer's prefix was overwritten", name)
+	}
+	// The epoch answer's form, its plan written only when encoded
+	// (Plan.src), encodes to the same bytes with either encoder.
+	lazy := newSolveResponseLazy(res, explain, 1234*time.Microsecond, enc)
+	for name, marshal := range map[string]func(any) ([]byte, error){"encoding/json": json.Marshal, "goccy/go-json": gojson.Marshal} {
+		if b, err := marshal(lazy); err != nil || !bytes.Equal(b, want) {
+			t.Fatalf("%s: the unwritten plan through %s: %v\n got %.300s\nwant %.300s", name, name, err, b, want)
+		}
 	}
 	if got = got[len("prefix"):]; !bytes.Equal(got, want) {
 		i := 0
