@@ -295,7 +295,7 @@ func FuzzAdvise(f *testing.F) {
 	f.Add(0.0, 0.0, 0.0, 0.0, 0.0, uint8(1))
 	f.Add(1.0, 1e-300, 1e-300, 1e300, 1e-9, uint8(2))
 	f.Add(0.5, 0.0, 1.0, 0.0, 1e9, uint8(3))
-	f.Add(0.2, 0.01, 0.3, 0.01, 1e308, uint8(3)) // an elapsed time so long that EstT overflows
+	f.Add(0.2, 0.01, 0.3, 0.01, 1e308, uint8(3))   // an elapsed time so long that EstT overflows
 	f.Add(0.25, 0.002, 0.1, 0.003, 60.0, uint8(7)) // ESPLASH on ESAMR's progress score
 	f.Fuzz(func(t *testing.T, pa, ra, pb, rb, elapsed float64, det uint8) {
 		for _, x := range []float64{pa, ra, pb, rb, elapsed} {

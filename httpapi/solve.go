@@ -407,6 +407,27 @@ func newSolveResponseLazy(res solver.Result, explain bool, elapsed time.Duration
 	return resp
 }
 
+// planEncoding is the encoding a plan is answered in when enc is asked
+// for: dense only while that stays under MaxDensePlanEntries entries,
+// delta otherwise.
+func planEncoding(pl *solver.Plan, enc string) string {
+	if enc != planDense {
+		return enc
+	}
+	dense := 0
+	pl.Each(func(_ int, _, _ float64, slots []int) {
+		for _, s := range slots {
+			if s != 0 {
+				dense++
+			}
+		}
+	})
+	if dense > MaxDensePlanEntries {
+		return planDelta
+	}
+	return enc
+}
+
 // newPlan writes a solver plan (delta-encoded) in encoding enc; dense
 // only while that stays under MaxDensePlanEntries, as deltas otherwise.
 func newPlan(pl solver.Plan, ids []string, enc string) Plan {
@@ -420,19 +441,7 @@ func newPlan(pl solver.Plan, ids []string, enc string) Plan {
 		out.Intervals = []Interval{}
 		return out
 	}
-	if enc == planDense {
-		dense := 0
-		pl.Each(func(k int, start, end float64, slots []int) {
-			for _, s := range slots {
-				if s != 0 {
-					dense++
-				}
-			}
-		})
-		if dense > MaxDensePlanEntries {
-			out.Encoding = planDelta
-		}
-	}
+	out.Encoding = planEncoding(&pl, enc)
 	out.Intervals = make([]Interval, len(pl.Intervals))
 	if out.Encoding == planDelta {
 		for k, iv := range pl.Intervals {

@@ -132,19 +132,7 @@ func answerSizeHint(res *solver.Result) int {
 
 // appendPlan appends newPlan(*pl, ids, enc) as json.Marshal writes it.
 func appendPlan(b []byte, pl *solver.Plan, ids []string, byID, rank []int32, enc string) []byte {
-	if enc == planDense {
-		dense := 0
-		pl.Each(func(_ int, _, _ float64, slots []int) {
-			for _, s := range slots {
-				if s != 0 {
-					dense++
-				}
-			}
-		})
-		if dense > MaxDensePlanEntries {
-			enc = planDelta
-		}
-	}
+	enc = planEncoding(pl, enc)
 	b = append(b, `{"encoding":`...)
 	b = appendJSONString(b, enc)
 	b = append(b, `,"intervals":[`...)
