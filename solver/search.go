@@ -659,8 +659,8 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 // falls by one (the exchange swapSearch makes for single deadlines). It
 // starts from the steps start meets, descends, then iterates while budget
 // is left: two to four random jobs' targets a step earlier or later, a new
-// descent, kept when no worse. It returns the best order found, its score
-// and the evaluations spent.
+// descent that looks only near what the kick moved, kept when no worse. It
+// returns the best order found, its score and the evaluations spent.
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
 	in := ev.in
 	n := len(start)
@@ -688,9 +688,10 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 			}
 		}
 	}
-	best, bestS, spent := ev.levelDescent(lv, slices.Clone(start), budget)
+	best, bestS, spent := ev.levelDescent(lv, slices.Clone(start), budget, nil)
 	rng := rand.New(rand.NewPCG(uint64(n), 0x1e7e1))
-	walk, walkS := slices.Clone(lv.level), bestS
+	walk, walkS, walkOrder := slices.Clone(lv.level), bestS, slices.Clone(best)
+	kicked, look := make([]int, n), make([]bool, n)
 	for spent < budget {
 		copy(lv.level, walk)
 		for range 2 + rng.IntN(3) {
@@ -701,10 +702,21 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 				lv.level[k]++
 			}
 		}
-		o, s, used := ev.levelDescent(lv, slices.Clone(best), budget-spent)
+		// The descent looks at the jobs near the positions where the
+		// kicked order differs from the walk's.
+		copy(kicked, walkOrder)
+		lv.build(kicked)
+		clear(look)
+		for x := range kicked {
+			if kicked[x] != walkOrder[x] {
+				markJobs(look, kicked, x, x, levelReach)
+			}
+		}
+		o, s, used := ev.levelDescent(lv, kicked, budget-spent, look)
 		spent += used
 		if cmpTol(s.value, walkS.value) <= 0 {
 			copy(walk, lv.level)
+			copy(walkOrder, o)
 			walkS = s
 		}
 		if s.less(bestS) {
@@ -755,19 +767,56 @@ func (lv *levels) build(order []int) {
 	})
 }
 
+// levelReach is how far (in positions) from a change levelSearch looks
+// again: with don't-look bits, as window search has, a descent after a kick
+// re-examines only the jobs near what moved, instead of every job. Measured
+// on the committed references and the unseen seeds 7 to 9 (J = 100) at the
+// default effort, SLA cost, average ratio: 3 did better at J = 200 and worse
+// at J = 50, 8 and 12 alike; 8 it is.
+const levelReach = 8
+
+// markJobs sets the look bits of the jobs at positions lo-reach to
+// hi+reach of order.
+func markJobs(look []bool, order []int, lo, hi, reach int) {
+	for x := max(0, lo-reach); x < min(len(order), hi+reach+1); x++ {
+		look[order[x]] = true
+	}
+}
+
 // levelDescent is levelSearch's descent from lv's targets (updated in
 // place): single target changes, then exchanges, first improvement, until
 // a pass finds nothing or budget evaluations are spent. cand is a
 // permutation to work in.
-func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int) ([]int, score, int) {
+//
+// look, when not nil, says which jobs to look at first (the descent after
+// a kick); those descents make no exchanges. Don't-look bits keep every
+// descent to the jobs near the last changes.
+//
+// A job's target moves to any earlier step, or one step later, not more:
+// on the five base-case instances at J = 200, targets two or three steps
+// later were 11,487 of the moves tried, cost 39% of the budget, and one of
+// them was kept. Exchanges cost two thirds of an iterated descent at
+// J = 100 and were one kept move in 570 tried, against one in 14 for
+// single changes; the kicks make up for them.
+func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []bool) ([]int, score, int) {
 	n := len(cand)
 	level, first, none := lv.level, lv.first, lv.none
 	lv.build(cand)
 	inc := ev.newIncumbent(cand, ev.score(cand))
 	inc.full++
+	exchanges := look == nil
+	if look == nil {
+		look = make([]bool, n)
+		for k := range look {
+			look[k] = true
+		}
+	}
+	lookX := slices.Clone(look)
 	try := func() bool {
 		lv.build(cand)
 		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
+			markJobs(look, inc.order, p, q, levelReach)
+			markJobs(lookX, inc.order, p, q, levelReach)
 			return true
 		}
 		copy(cand, inc.order)
@@ -776,8 +825,12 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int) ([]int, sc
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		for k := 0; k < n && inc.spent() < budget; k++ {
+			if !look[k] {
+				continue
+			}
+			look[k] = false
 			was := level[k]
-			for l := first[k]; l <= none[k] && inc.spent() < budget; l++ {
+			for l := first[k]; l <= min(none[k], was+1) && inc.spent() < budget; l++ {
 				if l == was {
 					continue
 				}
@@ -789,15 +842,16 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int) ([]int, sc
 				level[k] = was
 			}
 		}
-		if improved {
+		if improved || !exchanges {
 			continue
 		}
 		// Exchanges: one job's target a step earlier, another's a step later.
 	exchange:
 		for k := 0; k < n && inc.spent() < budget; k++ {
-			if level[k] <= first[k] {
+			if level[k] <= first[k] || !lookX[k] {
 				continue
 			}
+			lookX[k] = false
 			level[k]--
 			gain := lv.cost(k, level[k]+1) - lv.cost(k, level[k])
 			_, dk := lv.key(k)
