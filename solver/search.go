@@ -754,17 +754,33 @@ func (lv *levels) cost(k, l int) float64 {
 
 // build sorts order by the targets.
 func (lv *levels) build(order []int) {
-	slices.SortFunc(order, func(a, b int) int {
-		ga, ka := lv.key(a)
-		gb, kb := lv.key(b)
-		if ga != gb {
-			return ga - gb
-		}
-		if c := cmp.Compare(ka, kb); c != 0 {
-			return c
-		}
-		return a - b
-	})
+	slices.SortFunc(order, lv.cmp)
+}
+
+// cmp is build's order: a total one (ties by job), so the order of given
+// targets is unique.
+func (lv *levels) cmp(a, b int) int {
+	ga, ka := lv.key(a)
+	gb, kb := lv.key(b)
+	if ga != gb {
+		return ga - gb
+	}
+	if c := cmp.Compare(ka, kb); c != 0 {
+		return c
+	}
+	return a - b
+}
+
+// rebuild is build for an order that was built before the targets of jobs
+// ks changed: it takes them out and puts each back where build would, in
+// O(J) rather than a sort (a level search tries thousands of changes, and
+// the sorts were an eighth of its time at J = 100 to 200).
+func (lv *levels) rebuild(order []int, ks ...int) {
+	rest := slices.DeleteFunc(order, func(j int) bool { return slices.Contains(ks, j) })
+	for _, k := range ks {
+		y, _ := slices.BinarySearchFunc(rest, k, lv.cmp)
+		rest = slices.Insert(rest, y, k)
+	}
 }
 
 // levelReach is how far (in positions) from a change levelSearch looks
@@ -812,8 +828,8 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 		}
 	}
 	lookX := slices.Clone(look)
-	try := func() bool {
-		lv.build(cand)
+	try := func(ks ...int) bool {
+		lv.rebuild(cand, ks...)
 		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
 			markJobs(look, inc.order, p, q, levelReach)
 			markJobs(lookX, inc.order, p, q, levelReach)
@@ -835,7 +851,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 					continue
 				}
 				level[k] = l
-				if try() {
+				if try(k) {
 					improved = true
 					break
 				}
@@ -865,7 +881,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 					continue
 				}
 				level[o]++
-				if try() {
+				if try(k, o) {
 					improved = true
 					break exchange
 				}
