@@ -934,6 +934,66 @@ func (ev *evaluator) criticalSearch(start []int, s score, budget int) ([]int, sc
 	return inc.order, inc.s, inc.spent()
 }
 
+// criticalPosition scores order and returns the position of the job that
+// attains the maximum (the most penalised; ties to the earliest).
+func (ev *evaluator) criticalPosition(order []int) int {
+	ev.score(order)
+	c, worst := 0, math.Inf(-1)
+	for x, k := range order {
+		if v := ev.in.fn[k].At(ev.completions[k]); v > worst {
+			c, worst = x, v
+		}
+	}
+	return c
+}
+
+// iterateCritical spends what is left of budget (spent of it gone) on
+// iterated critical search from best: a double-bridge kick of the walk's
+// order within criticalKickSpan positions ending past the job that attains
+// the maximum, a critical descent from there, kept when no worse. The
+// critical descent stops where no single move of the critical job, or of a
+// job ahead of it, lowers the maximum; trading two segments around it is
+// the move it lacks. On the committed references at J = 200 (base case,
+// before they were refreshed from its answers) max_weighted_tardiness went
+// from 1.013 to 0.967 of the best known and max_weighted_lateness from
+// 1.014 to 0.975 at twice criticalBudget in all (criticalIterated has the
+// budget). The kicks use a generator seeded by the instance size, so the
+// result is still a function of the input.
+func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int) ([]int, score) {
+	n := len(best)
+	span := min(n-1, criticalKickSpan)
+	if n < 4 {
+		return best, bestS
+	}
+	rng := rand.New(rand.NewPCG(uint64(n), 0xc717))
+	walk, walkS := best, bestS
+	kick := make([]int, n)
+	for spent < budget {
+		c := ev.criticalPosition(walk)
+		a := max(0, min(n-span-1, c-span+rng.IntN(span)))
+		cuts := []int{a + 1 + rng.IntN(span), a + 1 + rng.IntN(span)}
+		slices.Sort(cuts)
+		b, d := cuts[0], cuts[1]
+		x := copy(kick, walk[:a])
+		x += copy(kick[x:], walk[b:d])
+		x += copy(kick[x:], walk[a:b])
+		copy(kick[x:], walk[d:])
+		o, s, used := ev.criticalSearch(kick, ev.score(kick), budget-spent-2)
+		spent += used + 2
+		if cmpTol(s.value, walkS.value) <= 0 {
+			walk, walkS = o, s
+		}
+		if s.less(bestS) {
+			best, bestS = o, s
+		}
+	}
+	return best, bestS
+}
+
+// criticalKickSpan is how many positions a kick of iterated critical
+// search spans, as iterate's (8 window-search reaches).
+const criticalKickSpan = 24
+
 // buildSplit writes into cand the jobs of front in due order, then the
 // others in back order: the shape of split search's orders.
 func buildSplit(cand []int, front []bool, due, back []int) {
