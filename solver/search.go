@@ -246,10 +246,7 @@ func (ev *evaluator) iterate(best scoredOrder, budget, window, reach int, rng *r
 		cuts := []int{a + 1 + rng.IntN(span), a + 1 + rng.IntN(span)}
 		slices.Sort(cuts)
 		b, c := cuts[0], cuts[1]
-		x := copy(kick, walk.o.order[:a])
-		x += copy(kick[x:], walk.o.order[b:c])
-		x += copy(kick[x:], walk.o.order[a:b])
-		copy(kick[x:], walk.o.order[c:])
+		doubleBridge(kick, walk.o.order, a, b, c)
 		clear(look)
 		markAround(look, a, c, reach)
 		s0 := ev.score(kick)
@@ -263,6 +260,15 @@ func (ev *evaluator) iterate(best scoredOrder, budget, window, reach int, rng *r
 		}
 	}
 	return best
+}
+
+// doubleBridge writes into dst the order src with its segments [a, b) and
+// [b, c) swapped: the kick of the iterated searches.
+func doubleBridge(dst, src []int, a, b, c int) {
+	x := copy(dst, src[:a])
+	x += copy(dst[x:], src[b:c])
+	x += copy(dst[x:], src[a:b])
+	copy(dst[x:], src[c:])
 }
 
 // recordGap is how far (in positions) window search lets the moves it tries
@@ -949,8 +955,8 @@ func (ev *evaluator) criticalPosition(order []int) int {
 
 // iterateCritical spends what is left of budget (spent of it gone) on
 // iterated critical search from best: a double-bridge kick of the walk's
-// order within criticalKickSpan positions ending past the job that attains
-// the maximum, a critical descent from there, kept when no worse. The
+// order within a window of criticalKickSpan positions that holds the job
+// attaining the maximum, a critical descent from there, kept when no worse. The
 // critical descent stops where no single move of the critical job, or of a
 // job ahead of it, lowers the maximum; trading two segments around it is
 // the move it lacks. On the committed references at J = 200 (base case,
@@ -973,11 +979,7 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int)
 		a := max(0, min(n-span-1, c-span+rng.IntN(span)))
 		cuts := []int{a + 1 + rng.IntN(span), a + 1 + rng.IntN(span)}
 		slices.Sort(cuts)
-		b, d := cuts[0], cuts[1]
-		x := copy(kick, walk[:a])
-		x += copy(kick[x:], walk[b:d])
-		x += copy(kick[x:], walk[a:b])
-		copy(kick[x:], walk[d:])
+		doubleBridge(kick, walk, a, cuts[0], cuts[1])
 		o, s, used := ev.criticalSearch(kick, ev.score(kick), budget-spent-2)
 		spent += used + 2
 		if cmpTol(s.value, walkS.value) <= 0 {
