@@ -351,6 +351,7 @@ type runFlags struct {
 	reduceShare, sigma, taskCV         float64
 	estimates                          []string
 	minOne                             string
+	onceSampled                        bool
 	policies, ratios, omos             []string
 	slowstarts                         []float64
 	seed                               uint64
@@ -422,6 +423,7 @@ func newSimulateRunCmd() *cobra.Command {
 	fl.Float64Var(&f.sigma, "sigma", 1, "flex42: spread of the job sizes, N(10, sigma^2) units of 20 tasks")
 	fl.StringSliceVar(&f.estimates, "estimate", []string{cluster.Oracle}, "comma-separated: what the policy is told of remaining work: oracle (the true work), extrapolate or extrapolate_elapsed (task counts and the mean of completed tasks only; flexd estimates, FLEX 4.2)")
 	fl.StringVar(&f.minOne, "estimate-min-one", "no_sample", "with an estimate: when an estimated phase's minimum is raised to one slot: no_sample|always|runnable|never")
+	fl.BoolVar(&f.onceSampled, "estimate-once-sampled", false, "with an estimate: tell the policy a phase's true work until one of its tasks has completed (the estimate measured once a sample exists)")
 	fl.Float64Var(&f.taskCV, "task-cv", 0, "with an estimate: coefficient of variation of the task durations (lognormal around each phase's mean)")
 	fl.IntVar(&f.mapSlots, "map-slots", 40, "configured map slots")
 	fl.IntVar(&f.reduceSlots, "reduce-slots", 40, "configured reduce slots")
@@ -562,7 +564,8 @@ func runVariants(f runFlags, bandwidth float64) ([]cluster.Variant, error) {
 					for _, est := range f.estimates {
 						cfg := cluster.Config{MapSlots: f.mapSlots, ReduceSlots: f.reduceSlots, Epoch: f.epoch, Policy: pol,
 							Metric: penalty.Metric(f.metric), MinShare: f.minShare, Ratio: mode, OMO: o, Bandwidth: bandwidth, SlowStart: ss,
-							Estimate: est, TaskTimeCV: f.taskCV, EstimateSeed: f.seed, EstimateMinOne: f.minOne}
+							Estimate: est, TaskTimeCV: f.taskCV, EstimateSeed: f.seed, EstimateMinOne: f.minOne,
+							EstimateOnceSampled: f.onceSampled}
 						label := fmt.Sprintf("%s/%s/ss=%g", pol, mode, ss)
 						if o.LazyStart {
 							label = fmt.Sprintf("%s/%s/omo=%s", pol, mode, omoName(o))

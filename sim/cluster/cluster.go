@@ -157,6 +157,13 @@ type Config struct {
 	EstimateSeed uint64
 	// EstimateMinOne is the estimate object's min_one (empty: no_sample).
 	EstimateMinOne string
+	// EstimateOnceSampled, with an estimate, tells the policy a phase's
+	// true work until one of its tasks has completed, and only then the
+	// statistics: the estimate measured "once every job has one completed
+	// task" (D-F7 as section 7.5 of the specification words it), without
+	// the start-up, where no estimator has a sample and FLEX 4.2 holds a
+	// slot per phase to get one (D-F4).
+	EstimateOnceSampled bool
 }
 
 // The estimate settings of Config.Estimate.
@@ -548,6 +555,9 @@ func (r *runner) request() (epoch.Request, []*job) {
 					continue
 				}
 				done := p.Tasks - p.Pending - p.Running
+				if cfg.EstimateOnceSampled && done == 0 {
+					continue // given work wins (section 7.2): the truth until a sample
+				}
 				total, rem := s.MapWork, s.mapRem
 				if ph == 1 {
 					total, rem = s.reduceTotal(), s.reduceRem()
