@@ -826,7 +826,22 @@ func selectFirst(c []candidate, k int) {
 		}
 	}
 	if k > lo && k < hi {
-		slices.SortFunc(c[lo:hi], cmpCandidates)
+		insertionSort(c[lo:hi])
+	}
+}
+
+// insertionSort sorts c by before: selectFirst's last few (at most 16)
+// elements, where slices.SortFunc's calls through a function value cost
+// more than the comparisons (the selection among a band's two dozen
+// candidates runs every interval).
+func insertionSort(c []candidate) {
+	for i := 1; i < len(c); i++ {
+		x := c[i]
+		j := i
+		for ; j > 0 && x.before(&c[j-1]); j-- {
+			c[j] = c[j-1]
+		}
+		c[j] = x
 	}
 }
 

@@ -144,6 +144,53 @@ func TestPlanMatchesRecomputeLarge(t *testing.T) {
 	}
 }
 
+// TestPlanEventsSeeded compares the event-driven plan with planScan, the
+// other exact MRv1 plan (independent of the events: a pass per interval),
+// bit for bit on seeded instances of the benchmarks' shape at sizes up to
+// J = 5,000, where rebuilds, band misses and the completion heap's
+// horizon moves all happen many times; and with the direct computation
+// itself up to J = 1,000. Variations: a Unix-time now, scarce slots (the
+// caps do not bind), weights repeated or 0 for some jobs, some minima
+// raised.
+func TestPlanEventsSeeded(t *testing.T) {
+	sizes := []int{500, 800, 1000, 2000, 5000}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	for _, n := range sizes {
+		for seed := range uint64(4) {
+			jobs := largeJobsSeeded(seed+2, n, 10*n)
+			total, now := 10*n, 0.0
+			r := rand.New(rand.NewPCG(seed, 99))
+			switch seed {
+			case 1:
+				now = 1.7e9
+				total = 3 * n
+			case 2:
+				for i := range jobs {
+					switch r.IntN(20) {
+					case 0:
+						jobs[i].Weight = 0
+					case 1, 2:
+						jobs[i].Weight = 0.25
+					case 3:
+						jobs[i].Min = jobs[i].Max / 2
+					}
+				}
+			case 3:
+				total = 40 * n // every cap binds at the start
+			}
+			t.Run(fmt.Sprintf("J=%d/seed=%d", n, seed), func(t *testing.T) {
+				want := planScan(jobs, total, now)
+				samePlan(t, want, planEvents(jobs, total, now))
+				if n <= 1000 {
+					samePlan(t, planRecompute(MRv1, jobs, total, now), want)
+				}
+			})
+		}
+	}
+}
+
 // dustJobs complete within a float64 ulp of each other at a Unix-time
 // now, so that some completions get no interval of their own.
 func dustJobs() []Job {

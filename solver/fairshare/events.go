@@ -208,6 +208,7 @@ type evPlanner struct {
 	theta, beta                   float64 // the band selectWindow selects in: centre, half width
 	dwin                          []float64
 	band                          []int32
+	fix                           []int32 // window positions whose slots selectWindow may change
 	pick                          []bool
 	win                           []int32 // the jobs in clsWindow
 	winJob                        []winJob
@@ -294,7 +295,11 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	case clsWindow:
 		js.winPos = int32(len(e.win))
 		e.win = append(e.win, j)
-		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o})
+		pw := math.Inf(1)
+		if w > 0 {
+			pw = float64(o) / w
+		}
+		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o, pw, e.rd.rank[j]})
 	}
 	if c != clsCapped {
 		e.elig++
@@ -394,32 +399,41 @@ func (e *evPlanner) setSlots(j int32) {
 // band, or below it, are selected among, and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
 	d := grow(e.dwin, len(e.winJob))
-	band := e.band[:0]
+	band, fix := e.band[:0], e.fix[:0]
 	lo, hi := e.theta-e.beta, e.theta+e.beta
 	above := 0
 	for i := range e.winJob {
 		// The share (fastShare) minus the floor.
 		wj := &e.winJob[i] // not a copy: this loop runs some 1.5 million times
-		w, mn, mx := wj.w, wj.lo, wj.hi
-		x := fastShare(w, r, mn, mx) - wj.o
+		x := fastShare(wj.w, r, wj.lo, wj.hi) - wj.o
 		d[i] = x
+		// The slots of the jobs outside the band are known here when the
+		// k-th job falls in the band (most intervals): those whose slots
+		// differ from them are listed (fix), so that no second pass over
+		// the window is needed then.
 		switch {
 		case x > hi:
 			above++
+			if wj.al != wj.oi+1 {
+				fix = append(fix, int32(i))
+			}
 		case x >= lo:
 			band = append(band, int32(i))
+		case wj.al != wj.oi:
+			fix = append(fix, int32(i))
 		}
 	}
-	e.dwin, e.band = d, band
+	e.dwin, e.band, e.fix = d, band, fix
 	// The candidates are the jobs with deficits in [cLo, cHi]; of the
 	// others, those above cHi get a slot and those below none.
 	cand := e.cand[:0]
 	var cLo, cHi float64
+	inBand := above <= k && k <= above+len(band)
 	switch {
-	case above <= k && k <= above+len(band):
+	case inBand:
 		cLo, cHi = lo, hi
 		for _, i := range band {
-			cand = append(cand, e.windowCandidate(e.win[i], d[i], i))
+			cand = append(cand, e.windowCandidate(d[i], i))
 		}
 		k -= above
 		e.beta = max(e.beta*0.95, 1.0/(1<<20))
@@ -427,7 +441,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		cLo, cHi = math.Nextafter(hi, math.Inf(1)), math.Inf(1)
 		for i, x := range d {
 			if x > hi {
-				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+				cand = append(cand, e.windowCandidate(x, int32(i)))
 			}
 		}
 		e.beta = min(e.beta*2, 1)
@@ -435,7 +449,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		cLo, cHi = math.Inf(-1), math.Nextafter(lo, math.Inf(-1))
 		for i, x := range d {
 			if x < lo {
-				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+				cand = append(cand, e.windowCandidate(x, int32(i)))
 			}
 		}
 		k -= above + len(band)
@@ -458,18 +472,27 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 	}
 	// The slots: a job's own state is read only when they change.
-	for i := range e.winJob {
-		x := d[i]
-		if x >= cLo && x <= cHi {
-			continue // a candidate: below
-		}
-		a := e.winJob[i].oi
-		if x > cHi {
-			a++
-		}
-		if a != e.winJob[i].al {
+	if inBand {
+		for _, i := range fix {
+			a := e.winJob[i].oi
+			if d[i] > cHi {
+				a++
+			}
 			e.setAl(e.win[i], a)
-			e.touch(e.win[i])
+		}
+	} else {
+		for i := range e.winJob {
+			x := d[i]
+			if x >= cLo && x <= cHi {
+				continue // a candidate: below
+			}
+			a := e.winJob[i].oi
+			if x > cHi {
+				a++
+			}
+			if a != e.winJob[i].al {
+				e.setAl(e.win[i], a)
+			}
 		}
 	}
 	for n, c := range cand {
@@ -479,28 +502,27 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 		if a != e.winJob[c.k].al {
 			e.setAl(e.win[c.k], a)
-			e.touch(e.win[c.k])
 		}
 	}
 }
 
 // winJob is what selectWindow needs of a window job, kept beside win so
-// that its pass over the window reads memory in order (reading the per-job
-// arrays at the window's scattered indexes was most of its time).
+// that its pass over the window, and the candidates' keys, read memory in
+// order (reading the per-job arrays at the window's scattered indexes was
+// most of its time).
 type winJob struct {
 	w, lo, hi, o float64
-	al           int // the job's slots (setAl keeps it)
-	oi           int // o as an int
+	al           int     // the job's slots (setAl keeps it)
+	oi           int     // o as an int
+	perWeight    float64 // o / w, Slots's second key (+Inf for weight 0)
+	rank         int32   // Slots's last keys (rounding.rank)
 }
 
-// windowCandidate is window job j's keys at deficit x; its k is the job's
-// position in the window.
-func (e *evPlanner) windowCandidate(j int32, x float64, pos int32) candidate {
-	pw := math.Inf(1)
-	if w := e.js[j].w; w > 0 {
-		pw = float64(e.js[j].o) / w
-	}
-	return candidate{x, pw, e.rd.rank[j], pos}
+// windowCandidate is the keys of the window's job at position pos, at
+// deficit x; its k is that position.
+func (e *evPlanner) windowCandidate(x float64, pos int32) candidate {
+	wj := &e.winJob[pos]
+	return candidate{x, wj.perWeight, wj.rank, pos}
 }
 
 // rebuild re-evaluates every live job at r, selects the spare slots among
