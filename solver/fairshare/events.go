@@ -100,6 +100,9 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 	e.queue.init(n)
 	e.wl = newWaterline(jobs, e.alive)
 	e.rd = newRounding(jobs)
+	for j := range e.js {
+		e.js[j].rank = e.rd.rank[j]
+	}
 	e.r = math.Inf(-1)
 
 	t := now
@@ -253,6 +256,7 @@ type jobState struct {
 	al            int     // slots: o plus a spare slot or not
 	winPos        int32   // position in win, -1 if not in the window
 	livePos       int32   // position in live
+	rank          int32   // Slots's last keys (rounding.rank)
 	cls           int8
 }
 
@@ -299,7 +303,7 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 		if w > 0 {
 			pw = float64(o) / w
 		}
-		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o, pw, e.rd.rank[j]})
+		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o, pw, js.rank})
 	}
 	if c != clsCapped {
 		e.elig++
@@ -875,15 +879,21 @@ func subScaled(rem, a []float64, dt float64) {
 // a binary heap's sift per event was a fifth of the plan at J = 10,000
 // (some 1.3 million events).
 type evQueue struct {
-	at     []float64 // per job: the level of its entry
-	next   []int32   // per job: the next job in its list, -1 at the end
-	queued []uint32  // per job: gen while it has an entry
+	ent    []evEntry // per job
 	gen    uint32
 	head   []int32 // per bucket: its list's first job, -1 if empty
 	far    int32   // the list of entries beyond the window
 	base   uint64  // bucket key of head[0]
 	cur    uint64  // buckets below cur are empty
 	top    int     // head[top:] are empty
+}
+
+// evEntry is a job's entry in evQueue, its fields together so that a look
+// reads one cache line of the queue's, not three.
+type evEntry struct {
+	at     float64 // the level of its entry
+	next   int32   // the next job in its list, -1 at the end
+	queued uint32  // gen while it has an entry
 }
 
 const (
@@ -894,9 +904,7 @@ const (
 func evKey(at float64) uint64 { return math.Float64bits(at) >> evShift }
 
 func (q *evQueue) init(n int) {
-	q.at = make([]float64, n)
-	q.next = make([]int32, n)
-	q.queued = make([]uint32, n)
+	q.ent = make([]evEntry, n)
 	q.head = make([]int32, evBuckets)
 	for i := range q.head {
 		q.head[i] = -1
@@ -918,22 +926,23 @@ func (q *evQueue) reset(r float64) {
 // last level due was asked for (+Inf: never due, not kept). A job must not
 // be queued twice (a programmer error: its list would be corrupted).
 func (q *evQueue) insert(j int32, at float64) {
-	if q.queued[j] == q.gen {
+	en := &q.ent[j]
+	if en.queued == q.gen {
 		panic("fairshare: a job queued twice")
 	}
 	if math.IsInf(at, 1) {
 		return
 	}
-	q.queued[j] = q.gen
-	q.at[j] = at
+	en.queued = q.gen
+	en.at = at
 	k := evKey(at)
 	if k >= q.base+evBuckets {
-		q.next[j] = q.far
+		en.next = q.far
 		q.far = j
 		return
 	}
 	i := int(max(k, q.cur) - q.base)
-	q.next[j] = q.head[i]
+	en.next = q.head[i]
 	q.head[i] = j
 	q.top = max(q.top, i+1)
 }
@@ -953,8 +962,8 @@ func (q *evQueue) due(r float64, f func(int32)) {
 			j := q.head[i]
 			q.head[i] = -1
 			for j >= 0 {
-				nx := q.next[j]
-				q.queued[j] = 0
+				nx := q.ent[j].next
+				q.ent[j].queued = 0
 				f(j) // its insertions are beyond the window: far
 				j = nx
 			}
@@ -963,9 +972,9 @@ func (q *evQueue) due(r float64, f func(int32)) {
 		q.far = -1
 		q.base, q.cur, q.top = kr, kr, 0
 		for j >= 0 {
-			nx := q.next[j]
-			q.queued[j] = 0
-			q.insert(j, q.at[j])
+			nx := q.ent[j].next
+			q.ent[j].queued = 0
+			q.insert(j, q.ent[j].at)
 			j = nx
 		}
 	}
@@ -977,12 +986,12 @@ func (q *evQueue) due(r float64, f func(int32)) {
 		}
 		q.head[i] = -1
 		for j >= 0 {
-			nx := q.next[j]
-			if i < end || q.at[j] <= r {
-				q.queued[j] = 0
+			nx := q.ent[j].next
+			if i < end || q.ent[j].at <= r {
+				q.ent[j].queued = 0
 				f(j)
 			} else { // r's own bucket: keep what is above r
-				q.next[j] = q.head[i]
+				q.ent[j].next = q.head[i]
 				q.head[i] = j
 			}
 			j = nx
