@@ -879,13 +879,13 @@ func subScaled(rem, a []float64, dt float64) {
 // a binary heap's sift per event was a fifth of the plan at J = 10,000
 // (some 1.3 million events).
 type evQueue struct {
-	ent    []evEntry // per job
-	gen    uint32
-	head   []int32 // per bucket: its list's first job, -1 if empty
-	far    int32   // the list of entries beyond the window
-	base   uint64  // bucket key of head[0]
-	cur    uint64  // buckets below cur are empty
-	top    int     // head[top:] are empty
+	ent  []evEntry // per job
+	gen  uint32
+	head []int32 // per bucket: its list's first job, -1 if empty
+	far  int32   // the list of entries beyond the window
+	base uint64  // bucket key of head[0]
+	cur  uint64  // buckets below cur are empty
+	top  int     // head[top:] are empty
 }
 
 // evEntry is a job's entry in evQueue, its fields together so that a look
