@@ -402,31 +402,32 @@ func (e *evPlanner) setSlots(j int32) {
 // first ones are exactly Slots's first k. Otherwise the jobs above the
 // band, or below it, are selected among, and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
-	d := grow(e.dwin, len(e.winJob))
-	band, fix := e.band[:0], e.fix[:0]
+	n := len(e.winJob)
+	d := grow(e.dwin, n)
+	band, fix := grow(e.band, n), grow(e.fix, n)
 	lo, hi := e.theta-e.beta, e.theta+e.beta
-	above := 0
+	above, nb, nf := 0, 0, 0
 	for i := range e.winJob {
 		// The share (fastShare) minus the floor.
 		wj := &e.winJob[i] // not a copy: this loop runs some 1.5 million times
 		x := fastShare(wj.w, r, wj.lo, wj.hi) - wj.o
 		d[i] = x
+		// Whether x is above the band or in it is a coin toss for the
+		// branch predictor (a third of its guesses here were wrong), so
+		// both are counted without a branch: each position is written
+		// and kept only if it belongs.
+		up, in := b2i(x > hi), b2i(x >= lo && x <= hi)
+		above += up
+		band[nb] = int32(i)
+		nb += in
 		// The slots of the jobs outside the band are known here when the
 		// k-th job falls in the band (most intervals): those whose slots
 		// differ from them are listed (fix), so that no second pass over
 		// the window is needed then.
-		switch {
-		case x > hi:
-			above++
-			if wj.al != wj.oi+1 {
-				fix = append(fix, int32(i))
-			}
-		case x >= lo:
-			band = append(band, int32(i))
-		case wj.al != wj.oi:
-			fix = append(fix, int32(i))
-		}
+		fix[nf] = int32(i)
+		nf += b2i(wj.al != wj.oi+up) &^ in
 	}
+	band, fix = band[:nb], fix[:nf]
 	e.dwin, e.band, e.fix = d, band, fix
 	// The candidates are the jobs with deficits in [cLo, cHi]; of the
 	// others, those above cHi get a slot and those below none.
@@ -508,6 +509,15 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 			e.setAl(e.win[c.k], a)
 		}
 	}
+}
+
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
 // winJob is what selectWindow needs of a window job, kept beside win so
