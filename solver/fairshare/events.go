@@ -12,9 +12,9 @@ import (
 const (
 	clsNone   = iota - 1 // not yet looked at (see evaluateAll)
 	clsCapped            // slots == Max: takes no spare slot
-	clsBelow         // deficit < lo: no spare slot
-	clsWindow        // lo <= deficit <= hi: selected among, every interval
-	clsAbove         // deficit > hi: a spare slot
+	clsBelow             // deficit < lo: no spare slot
+	clsWindow            // lo <= deficit <= hi: selected among, every interval
+	clsAbove             // deficit > hi: a spare slot
 )
 
 // completionSlack scales the bound on how far a job's exact completion
@@ -63,7 +63,7 @@ func planEvents(jobs []Job, total int, now float64) mps.Plan {
 // slack relative to the times (0: the bound proper) and about near
 // completion entries kept in the heap. Tests use a large slack, so that
 // many jobs need their exact quotient every interval, and a small near, so
-// that the entries move between the heap and far often.
+// that the estimates move in and out of the heap often (reheap).
 func planEventsWith(jobs []Job, total int, now float64, slack float64, near int) mps.Plan {
 	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
@@ -93,6 +93,7 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 			e.live = append(e.live, int32(j))
 			e.lrem = append(e.lrem, job.Work)
 			e.lal = append(e.lal, 0)
+			e.lest = append(e.lest, math.Inf(1))
 			e.sumMax += job.Max
 		} else {
 			p.Completions[j] = now
@@ -233,15 +234,16 @@ type evPlanner struct {
 	cand       []candidate
 
 	// The next completion (see nextCompletion): each live job's estimated
-	// completion time in a heap, lazily deleted (an entry is current while
-	// its version is the job's cver), and the jobs whose slots changed
-	// since their entry was made.
+	// completion time (lest, in the order of live; +Inf without slots),
+	// those at or below horizon also in a heap, lazily deleted (an entry is
+	// current while its version is the job's cver), and the jobs whose
+	// slots changed since their estimate was made.
+	lest      []float64
 	comp      compHeap
 	cver      []uint32
 	pending   []int32
 	isPending []bool
 	cbuf      []compEntry
-	far       []compEntry // the entries above horizon, unordered
 	horizon   float64
 	sample    []float64
 	near      int // nearCompletions, or a test's value
@@ -722,13 +724,13 @@ func (e *evPlanner) heapRound(r float64) {
 func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 	h := &e.comp
 	if len(e.pending) > len(e.live)/2 {
-		// Most slots changed (a rebuild): make the entries afresh.
-		h.xs, e.far = h.xs[:0], e.far[:0]
-		for _, j := range e.live {
+		// Most slots changed (a rebuild): make the estimates afresh.
+		for k, j := range e.live {
 			e.isPending[j] = false
 			e.cver[j]++
+			e.lest[k] = math.Inf(1)
 			if a := e.js[j].al; a > 0 {
-				e.far = append(e.far, compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]})
+				e.lest[k] = t + e.lrem[k]/float64(a)
 			}
 		}
 		e.reheap(math.Inf(-1))
@@ -739,34 +741,31 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 				continue
 			}
 			e.cver[j]++
+			k := e.js[j].livePos
+			e.lest[k] = math.Inf(1)
 			if a := e.js[j].al; a > 0 {
-				x := compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]}
-				if x.c <= e.horizon {
-					h.push(x)
-				} else {
-					e.far = append(e.far, x)
+				c := t + e.lrem[k]/float64(a)
+				e.lest[k] = c
+				if c <= e.horizon {
+					h.push(compEntry{c, j, e.cver[j]})
 				}
 			}
 		}
 	}
 	e.pending = e.pending[:0]
-	if len(e.far) > 2*len(e.live)+64 { // drop the stale entries
-		e.reheap(math.Inf(-1))
+	for len(h.xs) > 0 && e.stale(h.xs[0]) {
+		h.pop()
 	}
-	for {
-		for len(h.xs) > 0 && e.stale(h.xs[0]) {
-			h.pop()
-		}
-		if len(h.xs) > 0 || len(e.far) == 0 {
-			break
-		}
+	if len(h.xs) == 0 || len(h.xs) > 4*e.near+64 {
+		// The horizon's entries are used up, or the heap holds mostly
+		// stale ones: sifting past them costs more than making it anew.
 		e.reheap(math.Inf(-1))
 	}
 	e.buf = e.buf[:0]
 	if len(h.xs) == 0 {
-		return math.Inf(1), e.buf
+		return math.Inf(1), e.buf // no live job has slots
 	}
-	least := h.xs[0].c // the heap's entries are at or below the horizon, far's above
+	least := h.xs[0].c // the heap's entries are at or below the horizon, the others above
 	bound := e.relErr * (math.Abs(least) + math.Abs(e.now) + math.Abs(t) + 1)
 	// The exact dt is at most least - t + bound; a job whose estimate is
 	// above lim has an exact quotient above dt (1 + CompletionTolerance).
@@ -801,49 +800,38 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 // or its slots changed since it was made.
 func (e *evPlanner) stale(x compEntry) bool { return !e.alive[x.j] || x.ver != e.cver[x.j] }
 
-// nearCompletions is about how many completion entries reheap keeps in the
-// heap; the rest wait, unordered, in far.
+// nearCompletions is about how many completion estimates reheap puts in
+// the heap; the others wait in lest.
 const nearCompletions = 256
 
-// reheap sorts the current completion entries anew between the heap and
-// far: the heap gets those at or below a new horizon, about the
-// nearCompletions smallest (from a sample) and at least every entry up to
-// atLeast; far the rest. Only the next completions are ever asked for, so
-// an entry far in the future costs an append instead of a heap sift until
-// the horizon passes it (the sifts of the half million entries made at J =
-// 10,000 were a seventh of the plan).
+// reheap makes the heap anew from the live jobs' estimates: those at or
+// below a new horizon, about the nearCompletions smallest (from a sample)
+// and at least every one up to atLeast. Only the next completions are ever
+// asked for, so an estimate far in the future costs a store instead of a
+// heap sift until the horizon passes it (the sifts of the half million
+// estimates made at J = 10,000 were a seventh of the plan). The estimates
+// above the horizon are kept by live position, not listed: the list of
+// them this replaced gathered an entry per slot change, which reheap had
+// to sift for the current ones.
 func (e *evPlanner) reheap(atLeast float64) {
-	all := e.cbuf[:0]
-	for _, x := range e.comp.xs {
-		if !e.stale(x) {
-			all = append(all, x)
-		}
-	}
-	for _, x := range e.far {
-		if !e.stale(x) {
-			all = append(all, x)
-		}
-	}
-	e.comp.xs, e.far = e.comp.xs[:0], e.far[:0]
+	e.comp.xs = e.comp.xs[:0]
 	e.horizon = math.Inf(1)
-	if len(all) > 2*e.near {
-		step := max(len(all)/64, 1)
+	if len(e.lest) > 2*e.near {
+		step := max(len(e.lest)/64, 1)
 		sample := e.sample[:0]
-		for i := 0; i < len(all); i += step {
-			sample = append(sample, all[i].c)
+		for i := 0; i < len(e.lest); i += step {
+			sample = append(sample, e.lest[i])
 		}
 		slices.Sort(sample)
 		e.sample = sample
-		e.horizon = max(sample[e.near*len(sample)/len(all)], atLeast)
+		e.horizon = max(sample[e.near*len(sample)/len(e.lest)], atLeast)
 	}
-	for _, x := range all {
-		if x.c <= e.horizon {
-			e.comp.xs = append(e.comp.xs, x)
-		} else {
-			e.far = append(e.far, x)
+	for k, c := range e.lest {
+		if c <= e.horizon {
+			j := e.live[k]
+			e.comp.xs = append(e.comp.xs, compEntry{c, j, e.cver[j]})
 		}
 	}
-	e.cbuf = all[:0]
 	e.comp.heapify()
 }
 
@@ -856,9 +844,9 @@ func (e *evPlanner) leave(j int32) {
 	k := e.js[j].livePos
 	n := len(e.live) - 1
 	last := e.live[n]
-	e.live[k], e.lrem[k], e.lal[k] = last, e.lrem[n], e.lal[n]
+	e.live[k], e.lrem[k], e.lal[k], e.lest[k] = last, e.lrem[n], e.lal[n], e.lest[n]
 	e.js[last].livePos = k
-	e.live, e.lrem, e.lal = e.live[:n], e.lrem[:n], e.lal[:n]
+	e.live, e.lrem, e.lal, e.lest = e.live[:n], e.lrem[:n], e.lal[:n], e.lest[:n]
 }
 
 // setAl sets job j's slots (and queues a new completion estimate when
