@@ -847,14 +847,17 @@ func selectFirst(c []candidate, k int) {
 			c[hi-1], c[m] = c[m], c[hi-1]
 		}
 		pivot := c[m]
-		// Lomuto partition with the pivot parked at the end.
+		// Lomuto partition with the pivot parked at the end, without a
+		// branch on the comparison (a coin toss for the predictor): every
+		// element is swapped into place s, which only advances past those
+		// before the pivot; one that is not, swapped with s, leaves the
+		// part not before the pivot as it was but for its order.
 		c[m], c[hi-1] = c[hi-1], c[m]
 		s := lo
 		for i := lo; i < hi-1; i++ {
-			if c[i].before(&pivot) {
-				c[i], c[s] = c[s], c[i]
-				s++
-			}
+			b := b2i(c[i].before(&pivot))
+			c[i], c[s] = c[s], c[i]
+			s += b
 		}
 		c[s], c[hi-1] = c[hi-1], c[s]
 		switch {
