@@ -325,7 +325,7 @@ func (e *evPlanner) look(j int32, r float64) {
 			e.winJob = append(e.winJob, winJob{w: w, lo: mn, hi: mx, al: js.al, rank: js.rank})
 			e.winJob[js.winPos].setFloor(o)
 		}
-		e.elig += b2i(c != clsCapped) - b2i(old != clsCapped && old != clsNone)
+		e.elig += b2i(c > clsCapped) - b2i(old > clsCapped) // clsNone is below clsCapped
 	case c == clsWindow && o != oldO:
 		e.winJob[js.winPos].setFloor(o)
 	}
@@ -451,7 +451,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		// branch predictor (a third of its guesses here were wrong), so
 		// both are counted without a branch: each position is written
 		// and kept only if it belongs.
-		up, in := b2i(x > hi), b2i(x >= lo && x <= hi)
+		up, in := b2i(x > hi), b2i(x >= lo)&b2i(x <= hi)
 		above += up
 		band[nb] = int32(i)
 		nb += in
