@@ -148,13 +148,13 @@ func TestPlanMatchesRecomputeLarge(t *testing.T) {
 // TestPlanEventsSeeded compares the event-driven plan with planScan, the
 // other exact MRv1 plan (independent of the events: a pass per interval),
 // bit for bit on seeded instances of the benchmarks' shape at sizes up to
-// J = 5,000, where rebuilds, band misses and the completion heap's
+// J = 3,000, where rebuilds, band misses and the completion heap's
 // horizon moves all happen many times; and with the direct computation
 // itself up to J = 1,000. Variations: a Unix-time now, scarce slots (the
 // caps do not bind), weights repeated or 0 for some jobs, some minima
 // raised.
 func TestPlanEventsSeeded(t *testing.T) {
-	sizes := []int{500, 800, 1000, 2000, 5000}
+	sizes := []int{500, 800, 1000, 3000}
 	if testing.Short() {
 		sizes = sizes[:2]
 	}
