@@ -2,7 +2,9 @@ package fairshare
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/flexd/flexd/solver/mps"
@@ -31,6 +33,60 @@ func benchJobs(n, total int) []Job {
 		}
 	}
 	return jobs
+}
+
+// largeJobs is solvertest.Large's instance as the fair policy hands it to
+// Plan (Max capped at S, Min at Max), drawn from the same generator the
+// same way: real weights, so Plan takes planEvents. It is the shape
+// docs/fair-share.md measures (BenchmarkSolve/policy=fair in package
+// solver, which this package cannot import); rng is seeded as there.
+func largeJobs(n, total int) []Job {
+	return largeJobsSeeded(1, n, total)
+}
+
+// largeJobsSeeded is largeJobs drawn with another seed.
+func largeJobsSeeded(seed uint64, n, total int) []Job {
+	rng := rand.New(rand.NewPCG(seed, uint64(n)))
+	raw := make([]float64, n)
+	sum := 0.0
+	for i := range raw {
+		raw[i] = 1 + rng.Float64()
+		if rng.Float64() >= 0.8 {
+			raw[i] *= 10
+		}
+		sum += raw[i]
+	}
+	jobs := make([]Job, n)
+	for i := range raw {
+		work := raw[i] / sum * 10 * float64(total)
+		ds := []float64{rng.Float64(), rng.Float64(), rng.Float64()} // the SLA steps' draws
+		ps := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
+		sort.Float64s(ds)
+		sort.Float64s(ps)
+		mn := rng.IntN(max(1, total/(2*n)) + 1)
+		mx := min(max(1, min(total, int(math.Ceil(work/0.3)))), total)
+		jobs[i] = Job{ID: fmt.Sprintf("job%06d", i), Min: min(mn, mx), Max: mx, Work: work, Weight: rng.Float64()}
+		_ = rng.Float64() // the deadline's draw
+	}
+	return jobs
+}
+
+// BenchmarkPlanLarge times Plan on largeJobs, the shape where it takes
+// planEvents, at J = 1,000 and 10,000 (S = 10 J):
+//
+//	go test ./solver/fairshare -run '^$' -bench 'BenchmarkPlanLarge' -benchtime 5x -count 3
+func BenchmarkPlanLarge(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		jobs := largeJobs(n, 10*n)
+		b.Run(fmt.Sprintf("jobs=%d/slots=%d", n, 10*n), func(b *testing.B) {
+			var intervals int
+			for b.Loop() {
+				intervals = len(Plan(MRv1, jobs, 10*n, 0).Intervals)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/job")
+			b.ReportMetric(float64(intervals), "intervals")
+		})
+	}
 }
 
 // BenchmarkPlan times the whole FAIR plan: Plan (event-driven for MRv1)

@@ -1,6 +1,7 @@
 package fairshare
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/flexd/flexd/solver/mps"
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"pgregory.net/rapid"
 )
 
@@ -26,7 +27,7 @@ func sameAll(tb fataler, jobs []Job, total int, now float64) {
 // change, every completion time bit for bit (no tolerance), and First.
 func samePlan(tb fataler, want, got mps.Plan) {
 	tb.Helper()
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := gocmp.Diff(want, got); diff != "" {
 		tb.Fatalf("Plan differs from planRecompute (-recompute +plan):\n%s", diff)
 	}
 }
@@ -144,6 +145,53 @@ func TestPlanMatchesRecomputeLarge(t *testing.T) {
 	}
 }
 
+// TestPlanEventsSeeded compares the event-driven plan with planScan, the
+// other exact MRv1 plan (independent of the events: a pass per interval),
+// bit for bit on seeded instances of the benchmarks' shape at sizes up to
+// J = 3,000, where rebuilds, band misses and the completion heap's
+// horizon moves all happen many times; and with the direct computation
+// itself up to J = 1,000. Variations: a Unix-time now, scarce slots (the
+// caps do not bind), weights repeated or 0 for some jobs, some minima
+// raised.
+func TestPlanEventsSeeded(t *testing.T) {
+	sizes := []int{500, 800, 1000, 3000}
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	for _, n := range sizes {
+		for seed := range uint64(4) {
+			jobs := largeJobsSeeded(seed+2, n, 10*n)
+			total, now := 10*n, 0.0
+			r := rand.New(rand.NewPCG(seed, 99))
+			switch seed {
+			case 1:
+				now = 1.7e9
+				total = 3 * n
+			case 2:
+				for i := range jobs {
+					switch r.IntN(20) {
+					case 0:
+						jobs[i].Weight = 0
+					case 1, 2:
+						jobs[i].Weight = 0.25
+					case 3:
+						jobs[i].Min = jobs[i].Max / 2
+					}
+				}
+			case 3:
+				total = 40 * n // every cap binds at the start
+			}
+			t.Run(fmt.Sprintf("J=%d/seed=%d", n, seed), func(t *testing.T) {
+				want := planScan(jobs, total, now)
+				samePlan(t, want, planEvents(jobs, total, now))
+				if n <= 1000 {
+					samePlan(t, planRecompute(MRv1, jobs, total, now), want)
+				}
+			})
+		}
+	}
+}
+
 // dustJobs complete within a float64 ulp of each other at a Unix-time
 // now, so that some completions get no interval of their own.
 func dustJobs() []Job {
@@ -207,7 +255,7 @@ func TestPlanFallsBackOutsidePreconditions(t *testing.T) {
 			}
 			want := planRecompute(MRv1, jobs, 4, 0)
 			got := Plan(MRv1, jobs, 4, 0)
-			if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool {
+			if diff := gocmp.Diff(want, got, gocmp.Comparer(func(a, b float64) bool {
 				return a == b || (a != a && b != b)
 			})); diff != "" {
 				t.Fatalf("(-recompute +plan):\n%s", diff)
@@ -291,6 +339,39 @@ func TestBelowNearIsExact(t *testing.T) {
 			}
 			wl.remove(gone)
 			live = slices.DeleteFunc(live, func(j int) bool { return j == gone })
+		}
+	})
+}
+
+// TestSortBreakpoints checks the radix sort against a comparison sort by
+// value, job and low before high, on values with many ties (equal values,
+// zeros, infinities) and values that differ in any byte.
+func TestSortBreakpoints(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 300).Draw(t, "n")
+		value := rapid.OneOf(
+			rapid.SampledFrom([]float64{0, 0.5, 1, 3, math.Inf(1), 5e-324, math.MaxFloat64}),
+			rapid.Float64Range(0, 4),
+			rapid.Float64Range(0, 1e300),
+		)
+		var b []breakpoint
+		for j := range n {
+			lo := value.Draw(t, "lo")
+			b = append(b, breakpoint{lo, int32(j), false}, breakpoint{math.Max(lo, value.Draw(t, "hi")), int32(j), true})
+		}
+		want := slices.Clone(b)
+		slices.SortFunc(want, func(x, y breakpoint) int {
+			if c := cmp.Compare(x.v, y.v); c != 0 {
+				return c
+			}
+			if c := cmp.Compare(x.job, y.job); c != 0 {
+				return c
+			}
+			return cmp.Compare(b2i(x.hi), b2i(y.hi))
+		})
+		sortBreakpoints(b)
+		if !slices.Equal(b, want) {
+			t.Fatalf("got %v, want %v", b, want)
 		}
 	})
 }

@@ -10,10 +10,11 @@ import (
 
 // The job classes of the event-driven rounding (see planEvents).
 const (
-	clsCapped = iota // slots == Max: takes no spare slot
-	clsBelow         // deficit < lo: no spare slot
-	clsWindow        // lo <= deficit <= hi: selected among, every interval
-	clsAbove         // deficit > hi: a spare slot
+	clsNone   = iota - 1 // not yet looked at (see evaluateAll)
+	clsCapped            // slots == Max: takes no spare slot
+	clsBelow             // deficit < lo: no spare slot
+	clsWindow            // lo <= deficit <= hi: selected among, every interval
+	clsAbove             // deficit > hi: a spare slot
 )
 
 // completionSlack scales the bound on how far a job's exact completion
@@ -62,7 +63,7 @@ func planEvents(jobs []Job, total int, now float64) mps.Plan {
 // slack relative to the times (0: the bound proper) and about near
 // completion entries kept in the heap. Tests use a large slack, so that
 // many jobs need their exact quotient every interval, and a small near, so
-// that the entries move between the heap and far often.
+// that the estimates move in and out of the heap often (reheap).
 func planEventsWith(jobs []Job, total int, now float64, slack float64, near int) mps.Plan {
 	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
@@ -70,7 +71,7 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 		jobs: jobs, total: total,
 		alive: make([]bool, n),
 		js:    make([]jobState, n),
-		prev:  make([]int, n), dirty: make([]uint64, (n+63)/64),
+		prev:  make([]int, n), dirty: make([]uint64, (n+63)/64), dirtyWords: make([]uint64, (n+4095)/4096),
 		cver: make([]uint32, n), isPending: make([]bool, n),
 		delta: 1.0 / 64, now: now, horizon: math.Inf(1), near: near,
 	}
@@ -92,6 +93,7 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 			e.live = append(e.live, int32(j))
 			e.lrem = append(e.lrem, job.Work)
 			e.lal = append(e.lal, 0)
+			e.lest = append(e.lest, math.Inf(1))
 			e.sumMax += job.Max
 		} else {
 			p.Completions[j] = now
@@ -100,6 +102,9 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 	e.queue.init(n)
 	e.wl = newWaterline(jobs, e.alive)
 	e.rd = newRounding(jobs)
+	for j := range e.js {
+		e.js[j].rank = e.rd.rank[j]
+	}
 	e.r = math.Inf(-1)
 
 	t := now
@@ -129,35 +134,40 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 		// emitted and those that left, in ascending order as
 		// planRecompute lists them.
 		// A bitset over the job indexes lists them in order without a sort
-		// (sorting the touched jobs was a tenth of the plan at J = 10,000).
+		// (sorting the touched jobs was a tenth of the plan at J = 10,000),
+		// and a second one names the words of the first that are not zero
+		// (a third of them at J = 10,000: testing each for zero was a guess
+		// the branch predictor often missed).
 		iv := mps.Interval{Start: t, End: end}
 		first := len(e.slab)
 		for _, j := range gone {
-			e.dirty[j>>6] |= 1 << (j & 63)
+			e.touch(j)
 		}
-		for wi, word := range e.dirty {
-			if word == 0 {
-				continue
-			}
-			e.dirty[wi] = 0
-			for ; word != 0; word &= word - 1 {
-				j := int32(wi<<6 | bits.TrailingZeros64(word))
-				cur := 0
-				if e.alive[j] {
-					cur = e.js[j].al
-				}
-				if cur != e.prev[j] {
-					if len(e.slab) == cap(e.slab) {
-						// A new chunk, this interval's changes so far moved
-						// into it: no copying of the earlier intervals'
-						// (growing one slab by doubling was a tenth of the
-						// plan at J = 10,000, half a million changes).
-						chunk := make([]mps.Change, len(e.slab)-first, max(1<<15, 2*n))
-						copy(chunk, e.slab[first:])
-						e.slab, first = chunk, 0
+		for ui, used := range e.dirtyWords {
+			e.dirtyWords[ui] = 0
+			for ; used != 0; used &= used - 1 {
+				wi := ui<<6 | bits.TrailingZeros64(used)
+				word := e.dirty[wi]
+				e.dirty[wi] = 0
+				for ; word != 0; word &= word - 1 {
+					j := int32(wi<<6 | bits.TrailingZeros64(word))
+					cur := 0
+					if e.alive[j] {
+						cur = e.js[j].al
 					}
-					e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
-					e.prev[j] = cur
+					if cur != e.prev[j] {
+						if len(e.slab) == cap(e.slab) {
+							// A new chunk, this interval's changes so far moved
+							// into it: no copying of the earlier intervals'
+							// (growing one slab by doubling was a tenth of the
+							// plan at J = 10,000, half a million changes).
+							chunk := make([]mps.Change, len(e.slab)-first, max(1<<15, 2*n))
+							copy(chunk, e.slab[first:])
+							e.slab, first = chunk, 0
+						}
+						e.slab = append(e.slab, mps.Change{Job: int(j), Slots: cur})
+						e.prev[j] = cur
+					}
 				}
 			}
 		}
@@ -202,12 +212,13 @@ type evPlanner struct {
 	elig  int        // live jobs not in clsCapped
 
 	lo, hi, delta float64 // the window of deficits and its half width
-	// The deficits up to which a job's class lasts (see evaluate): above
+	// The deficits up to which a job's class lasts (see look): above
 	// the window 1+max(lo, 0), in it min(hi, 1), below it min(lo, 1).
 	nextAbove, nextWin, nextBelow float64
 	theta, beta                   float64 // the band selectWindow selects in: centre, half width
 	dwin                          []float64
 	band                          []int32
+	fix                           []int32 // window positions whose slots selectWindow may change
 	pick                          []bool
 	win                           []int32 // the jobs in clsWindow
 	winJob                        []winJob
@@ -216,21 +227,23 @@ type evPlanner struct {
 	queue evQueue
 	buf   []int32
 
-	dirty []uint64 // bitset of the jobs whose slots may have changed since the last interval emitted
-	prev  []int    // slots in the last interval emitted
-	slab  []mps.Change
-	cand  []candidate
+	dirty      []uint64 // bitset of the jobs whose slots may have changed since the last interval emitted
+	dirtyWords []uint64 // bitset of dirty's words that are not zero
+	prev       []int    // slots in the last interval emitted
+	slab       []mps.Change
+	cand       []candidate
 
 	// The next completion (see nextCompletion): each live job's estimated
-	// completion time in a heap, lazily deleted (an entry is current while
-	// its version is the job's cver), and the jobs whose slots changed
-	// since their entry was made.
+	// completion time (lest, in the order of live; +Inf without slots),
+	// those at or below horizon also in a heap, lazily deleted (an entry is
+	// current while its version is the job's cver), and the jobs whose
+	// slots changed since their estimate was made.
+	lest      []float64
 	comp      compHeap
 	cver      []uint32
 	pending   []int32
 	isPending []bool
 	cbuf      []compEntry
-	far       []compEntry // the entries above horizon, unordered
 	horizon   float64
 	sample    []float64
 	near      int // nearCompletions, or a test's value
@@ -241,6 +254,7 @@ type evPlanner struct {
 
 func (e *evPlanner) touch(j int32) {
 	e.dirty[j>>6] |= 1 << (j & 63)
+	e.dirtyWords[j>>12] |= 1 << (j >> 6 & 63)
 }
 
 // jobState is what planEvents reads and writes of a job when it is looked
@@ -252,13 +266,18 @@ type jobState struct {
 	al            int     // slots: o plus a spare slot or not
 	winPos        int32   // position in win, -1 if not in the window
 	livePos       int32   // position in live
+	rank          int32   // Slots's last keys (rounding.rank)
 	cls           int8
 }
 
-// evaluate sets job j's floored share, class and next event at water level
-// r, exactly as the direct computation sees it (shareMRv1 as fastShare,
-// and floorSlots as in rounding.round), and counts it.
-func (e *evPlanner) evaluate(j int32, r float64) {
+// look sets job j's floored share, class and next event at water level r,
+// exactly as the direct computation sees it (shareMRv1 as fastShare, and
+// floorSlots as in rounding.round), and moves its counts from its last
+// class (clsNone: not counted) to the new one. Most looks move a job from
+// the window to above it or back, so only what differs is updated (taking
+// the job's counts out and putting them back whole cost a tenth more
+// instructions per look, and a fifth more mispredicted branches).
+func (e *evPlanner) look(j int32, r float64) {
 	js := &e.js[j]
 	w, mn, mx := js.w, js.lo, js.hi
 	s := fastShare(w, r, mn, mx)
@@ -286,18 +305,29 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	default:
 		c, next = clsBelow, e.nextBelow
 	}
+	old, oldO := js.cls, js.o
 	js.o, js.cls = o, c
-	e.sumO += o
-	switch c {
-	case clsAbove:
-		e.above++
-	case clsWindow:
-		js.winPos = int32(len(e.win))
-		e.win = append(e.win, j)
-		e.winJob = append(e.winJob, winJob{w, mn, mx, float64(o), js.al, o})
-	}
-	if c != clsCapped {
-		e.elig++
+	e.sumO += o - oldO
+	switch {
+	case c != old:
+		switch old {
+		case clsAbove:
+			e.above--
+		case clsWindow:
+			e.leaveWindow(js)
+		}
+		switch c {
+		case clsAbove:
+			e.above++
+		case clsWindow:
+			js.winPos = int32(len(e.win))
+			e.win = append(e.win, j)
+			e.winJob = append(e.winJob, winJob{w: w, lo: mn, hi: mx, al: js.al, rank: js.rank})
+			e.winJob[js.winPos].setFloor(o)
+		}
+		e.elig += b2i(c > clsCapped) - b2i(old > clsCapped) // clsNone is below clsCapped
+	case c == clsWindow && o != oldO:
+		e.winJob[js.winPos].setFloor(o)
 	}
 	// The state holds while w R - o stays below next: until R reaches
 	// (o+next)/w, taken a hair early (1e-12, far above the roundings) so
@@ -313,7 +343,28 @@ func (e *evPlanner) evaluate(j int32, r float64) {
 	e.queue.insert(j, at)
 }
 
-// forget takes job j's counts out (before evaluate or when it leaves).
+// setFloor sets a window job's floored share o and what derives from it.
+func (wj *winJob) setFloor(o int) {
+	wj.o, wj.oi = float64(o), o
+	wj.perWeight = math.Inf(1)
+	if wj.w > 0 {
+		wj.perWeight = float64(o) / wj.w
+	}
+}
+
+// leaveWindow takes a job out of the window (swapping the last one into
+// its place).
+func (e *evPlanner) leaveWindow(js *jobState) {
+	k := js.winPos
+	n := len(e.win) - 1
+	last := e.win[n]
+	e.win[k], e.winJob[k] = last, e.winJob[n]
+	e.js[last].winPos = k
+	e.win, e.winJob = e.win[:n], e.winJob[:n]
+	js.winPos = -1
+}
+
+// forget takes job j's counts out (when it leaves).
 func (e *evPlanner) forget(j int32) {
 	js := &e.js[j]
 	e.sumO -= js.o
@@ -321,13 +372,7 @@ func (e *evPlanner) forget(j int32) {
 	case clsAbove:
 		e.above--
 	case clsWindow:
-		k := js.winPos
-		n := len(e.win) - 1
-		last := e.win[n]
-		e.win[k], e.winJob[k] = last, e.winJob[n]
-		e.js[last].winPos = k
-		e.win, e.winJob = e.win[:n], e.winJob[:n]
-		js.winPos = -1
+		e.leaveWindow(js)
 	}
 	if js.cls != clsCapped {
 		e.elig--
@@ -344,13 +389,12 @@ func (e *evPlanner) advance(r float64) {
 	e.r = r
 	// Jobs whose state may have changed are looked at again, in any order:
 	// each evaluation depends on the job and r alone, and the counts are
-	// sums. evaluate schedules the next look strictly after r.
+	// sums. look schedules the next one strictly after r.
 	e.queue.due(r, func(j int32) {
 		if !e.alive[j] {
 			return
 		}
-		e.forget(j)
-		e.evaluate(j, r)
+		e.look(j, r)
 		e.setSlots(j)
 	})
 	// The spare slots left for the window: the target less every job's
@@ -393,33 +437,43 @@ func (e *evPlanner) setSlots(j int32) {
 // first ones are exactly Slots's first k. Otherwise the jobs above the
 // band, or below it, are selected among, and the band widened.
 func (e *evPlanner) selectWindow(r float64, k int) {
-	d := grow(e.dwin, len(e.winJob))
-	band := e.band[:0]
+	n := len(e.winJob)
+	d := grow(e.dwin, n)
+	band, fix := grow(e.band, n), grow(e.fix, n)
 	lo, hi := e.theta-e.beta, e.theta+e.beta
-	above := 0
+	above, nb, nf := 0, 0, 0
 	for i := range e.winJob {
 		// The share (fastShare) minus the floor.
 		wj := &e.winJob[i] // not a copy: this loop runs some 1.5 million times
-		w, mn, mx := wj.w, wj.lo, wj.hi
-		x := fastShare(w, r, mn, mx) - wj.o
+		x := fastShare(wj.w, r, wj.lo, wj.hi) - wj.o
 		d[i] = x
-		switch {
-		case x > hi:
-			above++
-		case x >= lo:
-			band = append(band, int32(i))
-		}
+		// Whether x is above the band or in it is a coin toss for the
+		// branch predictor (a third of its guesses here were wrong), so
+		// both are counted without a branch: each position is written
+		// and kept only if it belongs.
+		up, in := b2i(x > hi), b2i(x >= lo)&b2i(x <= hi)
+		above += up
+		band[nb] = int32(i)
+		nb += in
+		// The slots of the jobs outside the band are known here when the
+		// k-th job falls in the band (most intervals): those whose slots
+		// differ from them are listed (fix), so that no second pass over
+		// the window is needed then.
+		fix[nf] = int32(i)
+		nf += b2i(wj.al != wj.oi+up) &^ in
 	}
-	e.dwin, e.band = d, band
+	band, fix = band[:nb], fix[:nf]
+	e.dwin, e.band, e.fix = d, band, fix
 	// The candidates are the jobs with deficits in [cLo, cHi]; of the
 	// others, those above cHi get a slot and those below none.
 	cand := e.cand[:0]
 	var cLo, cHi float64
+	inBand := above <= k && k <= above+len(band)
 	switch {
-	case above <= k && k <= above+len(band):
+	case inBand:
 		cLo, cHi = lo, hi
 		for _, i := range band {
-			cand = append(cand, e.windowCandidate(e.win[i], d[i], i))
+			cand = append(cand, e.windowCandidate(d[i], i))
 		}
 		k -= above
 		e.beta = max(e.beta*0.95, 1.0/(1<<20))
@@ -427,7 +481,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		cLo, cHi = math.Nextafter(hi, math.Inf(1)), math.Inf(1)
 		for i, x := range d {
 			if x > hi {
-				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+				cand = append(cand, e.windowCandidate(x, int32(i)))
 			}
 		}
 		e.beta = min(e.beta*2, 1)
@@ -435,7 +489,7 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		cLo, cHi = math.Inf(-1), math.Nextafter(lo, math.Inf(-1))
 		for i, x := range d {
 			if x < lo {
-				cand = append(cand, e.windowCandidate(e.win[i], x, int32(i)))
+				cand = append(cand, e.windowCandidate(x, int32(i)))
 			}
 		}
 		k -= above + len(band)
@@ -458,18 +512,27 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 	}
 	// The slots: a job's own state is read only when they change.
-	for i := range e.winJob {
-		x := d[i]
-		if x >= cLo && x <= cHi {
-			continue // a candidate: below
-		}
-		a := e.winJob[i].oi
-		if x > cHi {
-			a++
-		}
-		if a != e.winJob[i].al {
+	if inBand {
+		for _, i := range fix {
+			a := e.winJob[i].oi
+			if d[i] > cHi {
+				a++
+			}
 			e.setAl(e.win[i], a)
-			e.touch(e.win[i])
+		}
+	} else {
+		for i := range e.winJob {
+			x := d[i]
+			if x >= cLo && x <= cHi {
+				continue // a candidate: below
+			}
+			a := e.winJob[i].oi
+			if x > cHi {
+				a++
+			}
+			if a != e.winJob[i].al {
+				e.setAl(e.win[i], a)
+			}
 		}
 	}
 	for n, c := range cand {
@@ -479,28 +542,36 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 		if a != e.winJob[c.k].al {
 			e.setAl(e.win[c.k], a)
-			e.touch(e.win[c.k])
 		}
 	}
 }
 
-// winJob is what selectWindow needs of a window job, kept beside win so
-// that its pass over the window reads memory in order (reading the per-job
-// arrays at the window's scattered indexes was most of its time).
-type winJob struct {
-	w, lo, hi, o float64
-	al           int // the job's slots (setAl keeps it)
-	oi           int // o as an int
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
-// windowCandidate is window job j's keys at deficit x; its k is the job's
-// position in the window.
-func (e *evPlanner) windowCandidate(j int32, x float64, pos int32) candidate {
-	pw := math.Inf(1)
-	if w := e.js[j].w; w > 0 {
-		pw = float64(e.js[j].o) / w
-	}
-	return candidate{x, pw, e.rd.rank[j], pos}
+// winJob is what selectWindow needs of a window job, kept beside win so
+// that its pass over the window, and the candidates' keys, read memory in
+// order (reading the per-job arrays at the window's scattered indexes was
+// most of its time).
+type winJob struct {
+	w, lo, hi, o float64
+	al           int     // the job's slots (setAl keeps it)
+	oi           int     // o as an int
+	perWeight    float64 // o / w, Slots's second key (+Inf for weight 0)
+	rank         int32   // Slots's last keys (rounding.rank)
+}
+
+// windowCandidate is the keys of the window's job at position pos, at
+// deficit x; its k is that position.
+func (e *evPlanner) windowCandidate(x float64, pos int32) candidate {
+	wj := &e.winJob[pos]
+	return candidate{x, wj.perWeight, wj.rank, pos}
 }
 
 // rebuild re-evaluates every live job at r, selects the spare slots among
@@ -591,7 +662,7 @@ func (e *evPlanner) rebuild(r float64) {
 	}
 }
 
-// setWindow sets the window of deficits and what evaluate derives from it.
+// setWindow sets the window of deficits and what look derives from it.
 func (e *evPlanner) setWindow(lo, hi float64) {
 	e.lo, e.hi = lo, hi
 	e.nextAbove, e.nextWin, e.nextBelow = 1+max(lo, 0), math.Min(hi, 1), math.Min(lo, 1)
@@ -603,7 +674,8 @@ func (e *evPlanner) evaluateAll(r float64) {
 	e.sumO = 0
 	e.queue.reset(r)
 	for _, j := range e.live {
-		e.evaluate(j, r)
+		e.js[j].cls, e.js[j].o = clsNone, 0
+		e.look(j, r)
 	}
 }
 
@@ -652,13 +724,13 @@ func (e *evPlanner) heapRound(r float64) {
 func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 	h := &e.comp
 	if len(e.pending) > len(e.live)/2 {
-		// Most slots changed (a rebuild): make the entries afresh.
-		h.xs, e.far = h.xs[:0], e.far[:0]
-		for _, j := range e.live {
+		// Most slots changed (a rebuild): make the estimates afresh.
+		for k, j := range e.live {
 			e.isPending[j] = false
 			e.cver[j]++
+			e.lest[k] = math.Inf(1)
 			if a := e.js[j].al; a > 0 {
-				e.far = append(e.far, compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]})
+				e.lest[k] = t + e.lrem[k]/float64(a)
 			}
 		}
 		e.reheap(math.Inf(-1))
@@ -669,34 +741,31 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 				continue
 			}
 			e.cver[j]++
+			k := e.js[j].livePos
+			e.lest[k] = math.Inf(1)
 			if a := e.js[j].al; a > 0 {
-				x := compEntry{t + e.lrem[e.js[j].livePos]/float64(a), j, e.cver[j]}
-				if x.c <= e.horizon {
-					h.push(x)
-				} else {
-					e.far = append(e.far, x)
+				c := t + e.lrem[k]/float64(a)
+				e.lest[k] = c
+				if c <= e.horizon {
+					h.push(compEntry{c, j, e.cver[j]})
 				}
 			}
 		}
 	}
 	e.pending = e.pending[:0]
-	if len(e.far) > 2*len(e.live)+64 { // drop the stale entries
-		e.reheap(math.Inf(-1))
+	for len(h.xs) > 0 && e.stale(h.xs[0]) {
+		h.pop()
 	}
-	for {
-		for len(h.xs) > 0 && e.stale(h.xs[0]) {
-			h.pop()
-		}
-		if len(h.xs) > 0 || len(e.far) == 0 {
-			break
-		}
+	if len(h.xs) == 0 || len(h.xs) > 4*e.near+64 {
+		// The horizon's entries are used up, or the heap holds mostly
+		// stale ones: sifting past them costs more than making it anew.
 		e.reheap(math.Inf(-1))
 	}
 	e.buf = e.buf[:0]
 	if len(h.xs) == 0 {
-		return math.Inf(1), e.buf
+		return math.Inf(1), e.buf // no live job has slots
 	}
-	least := h.xs[0].c // the heap's entries are at or below the horizon, far's above
+	least := h.xs[0].c // the heap's entries are at or below the horizon, the others above
 	bound := e.relErr * (math.Abs(least) + math.Abs(e.now) + math.Abs(t) + 1)
 	// The exact dt is at most least - t + bound; a job whose estimate is
 	// above lim has an exact quotient above dt (1 + CompletionTolerance).
@@ -731,49 +800,38 @@ func (e *evPlanner) nextCompletion(t float64) (dt float64, done []int32) {
 // or its slots changed since it was made.
 func (e *evPlanner) stale(x compEntry) bool { return !e.alive[x.j] || x.ver != e.cver[x.j] }
 
-// nearCompletions is about how many completion entries reheap keeps in the
-// heap; the rest wait, unordered, in far.
+// nearCompletions is about how many completion estimates reheap puts in
+// the heap; the others wait in lest.
 const nearCompletions = 256
 
-// reheap sorts the current completion entries anew between the heap and
-// far: the heap gets those at or below a new horizon, about the
-// nearCompletions smallest (from a sample) and at least every entry up to
-// atLeast; far the rest. Only the next completions are ever asked for, so
-// an entry far in the future costs an append instead of a heap sift until
-// the horizon passes it (the sifts of the half million entries made at J =
-// 10,000 were a seventh of the plan).
+// reheap makes the heap anew from the live jobs' estimates: those at or
+// below a new horizon, about the nearCompletions smallest (from a sample)
+// and at least every one up to atLeast. Only the next completions are ever
+// asked for, so an estimate far in the future costs a store instead of a
+// heap sift until the horizon passes it (the sifts of the half million
+// estimates made at J = 10,000 were a seventh of the plan). The estimates
+// above the horizon are kept by live position, not listed: the list of
+// them this replaced gathered an entry per slot change, which reheap had
+// to sift for the current ones.
 func (e *evPlanner) reheap(atLeast float64) {
-	all := e.cbuf[:0]
-	for _, x := range e.comp.xs {
-		if !e.stale(x) {
-			all = append(all, x)
-		}
-	}
-	for _, x := range e.far {
-		if !e.stale(x) {
-			all = append(all, x)
-		}
-	}
-	e.comp.xs, e.far = e.comp.xs[:0], e.far[:0]
+	e.comp.xs = e.comp.xs[:0]
 	e.horizon = math.Inf(1)
-	if len(all) > 2*e.near {
-		step := max(len(all)/64, 1)
+	if len(e.lest) > 2*e.near {
+		step := max(len(e.lest)/64, 1)
 		sample := e.sample[:0]
-		for i := 0; i < len(all); i += step {
-			sample = append(sample, all[i].c)
+		for i := 0; i < len(e.lest); i += step {
+			sample = append(sample, e.lest[i])
 		}
 		slices.Sort(sample)
 		e.sample = sample
-		e.horizon = max(sample[e.near*len(sample)/len(all)], atLeast)
+		e.horizon = max(sample[e.near*len(sample)/len(e.lest)], atLeast)
 	}
-	for _, x := range all {
-		if x.c <= e.horizon {
-			e.comp.xs = append(e.comp.xs, x)
-		} else {
-			e.far = append(e.far, x)
+	for k, c := range e.lest {
+		if c <= e.horizon {
+			j := e.live[k]
+			e.comp.xs = append(e.comp.xs, compEntry{c, j, e.cver[j]})
 		}
 	}
-	e.cbuf = all[:0]
 	e.comp.heapify()
 }
 
@@ -786,9 +844,9 @@ func (e *evPlanner) leave(j int32) {
 	k := e.js[j].livePos
 	n := len(e.live) - 1
 	last := e.live[n]
-	e.live[k], e.lrem[k], e.lal[k] = last, e.lrem[n], e.lal[n]
+	e.live[k], e.lrem[k], e.lal[k], e.lest[k] = last, e.lrem[n], e.lal[n], e.lest[n]
 	e.js[last].livePos = k
-	e.live, e.lrem, e.lal = e.live[:n], e.lrem[:n], e.lal[:n]
+	e.live, e.lrem, e.lal, e.lest = e.live[:n], e.lrem[:n], e.lal[:n], e.lest[:n]
 }
 
 // setAl sets job j's slots (and queues a new completion estimate when
@@ -853,15 +911,21 @@ func subScaled(rem, a []float64, dt float64) {
 // a binary heap's sift per event was a fifth of the plan at J = 10,000
 // (some 1.3 million events).
 type evQueue struct {
-	at     []float64 // per job: the level of its entry
-	next   []int32   // per job: the next job in its list, -1 at the end
-	queued []uint32  // per job: gen while it has an entry
-	gen    uint32
-	head   []int32 // per bucket: its list's first job, -1 if empty
-	far    int32   // the list of entries beyond the window
-	base   uint64  // bucket key of head[0]
-	cur    uint64  // buckets below cur are empty
-	top    int     // head[top:] are empty
+	ent  []evEntry // per job
+	gen  uint32
+	head []int32 // per bucket: its list's first job, -1 if empty
+	far  int32   // the list of entries beyond the window
+	base uint64  // bucket key of head[0]
+	cur  uint64  // buckets below cur are empty
+	top  int     // head[top:] are empty
+}
+
+// evEntry is a job's entry in evQueue, its fields together so that a look
+// reads one cache line of the queue's, not three.
+type evEntry struct {
+	at     float64 // the level of its entry
+	next   int32   // the next job in its list, -1 at the end
+	queued uint32  // gen while it has an entry
 }
 
 const (
@@ -872,9 +936,7 @@ const (
 func evKey(at float64) uint64 { return math.Float64bits(at) >> evShift }
 
 func (q *evQueue) init(n int) {
-	q.at = make([]float64, n)
-	q.next = make([]int32, n)
-	q.queued = make([]uint32, n)
+	q.ent = make([]evEntry, n)
 	q.head = make([]int32, evBuckets)
 	for i := range q.head {
 		q.head[i] = -1
@@ -896,22 +958,23 @@ func (q *evQueue) reset(r float64) {
 // last level due was asked for (+Inf: never due, not kept). A job must not
 // be queued twice (a programmer error: its list would be corrupted).
 func (q *evQueue) insert(j int32, at float64) {
-	if q.queued[j] == q.gen {
+	en := &q.ent[j]
+	if en.queued == q.gen {
 		panic("fairshare: a job queued twice")
 	}
 	if math.IsInf(at, 1) {
 		return
 	}
-	q.queued[j] = q.gen
-	q.at[j] = at
+	en.queued = q.gen
+	en.at = at
 	k := evKey(at)
 	if k >= q.base+evBuckets {
-		q.next[j] = q.far
+		en.next = q.far
 		q.far = j
 		return
 	}
 	i := int(max(k, q.cur) - q.base)
-	q.next[j] = q.head[i]
+	en.next = q.head[i]
 	q.head[i] = j
 	q.top = max(q.top, i+1)
 }
@@ -931,8 +994,8 @@ func (q *evQueue) due(r float64, f func(int32)) {
 			j := q.head[i]
 			q.head[i] = -1
 			for j >= 0 {
-				nx := q.next[j]
-				q.queued[j] = 0
+				nx := q.ent[j].next
+				q.ent[j].queued = 0
 				f(j) // its insertions are beyond the window: far
 				j = nx
 			}
@@ -941,9 +1004,9 @@ func (q *evQueue) due(r float64, f func(int32)) {
 		q.far = -1
 		q.base, q.cur, q.top = kr, kr, 0
 		for j >= 0 {
-			nx := q.next[j]
-			q.queued[j] = 0
-			q.insert(j, q.at[j])
+			nx := q.ent[j].next
+			q.ent[j].queued = 0
+			q.insert(j, q.ent[j].at)
 			j = nx
 		}
 	}
@@ -955,12 +1018,12 @@ func (q *evQueue) due(r float64, f func(int32)) {
 		}
 		q.head[i] = -1
 		for j >= 0 {
-			nx := q.next[j]
-			if i < end || q.at[j] <= r {
-				q.queued[j] = 0
+			nx := q.ent[j].next
+			if i < end || q.ent[j].at <= r {
+				q.ent[j].queued = 0
 				f(j)
 			} else { // r's own bucket: keep what is above r
-				q.next[j] = q.head[i]
+				q.ent[j].next = q.head[i]
 				q.head[i] = j
 			}
 			j = nx
