@@ -2,12 +2,11 @@ package fairshare
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
 
 	"github.com/flexd/flexd/solver/mps"
+	"github.com/flexd/flexd/solver/solvertest/largejobs"
 )
 
 // benchJobs builds a seeded FLEX 4.1-like phase problem: most jobs can use
@@ -46,27 +45,10 @@ func largeJobs(n, total int) []Job {
 
 // largeJobsSeeded is largeJobs drawn with another seed.
 func largeJobsSeeded(seed uint64, n, total int) []Job {
-	rng := rand.New(rand.NewPCG(seed, uint64(n)))
-	raw := make([]float64, n)
-	sum := 0.0
-	for i := range raw {
-		raw[i] = 1 + rng.Float64()
-		if rng.Float64() >= 0.8 {
-			raw[i] *= 10
-		}
-		sum += raw[i]
-	}
+	drawn := largejobs.Draw(rand.New(rand.NewPCG(seed, uint64(n))), n, total)
 	jobs := make([]Job, n)
-	for i := range raw {
-		work := raw[i] / sum * 10 * float64(total)
-		ds := []float64{rng.Float64(), rng.Float64(), rng.Float64()} // the SLA steps' draws
-		ps := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
-		sort.Float64s(ds)
-		sort.Float64s(ps)
-		mn := rng.IntN(max(1, total/(2*n)) + 1)
-		mx := min(max(1, min(total, int(math.Ceil(work/0.3)))), total)
-		jobs[i] = Job{ID: fmt.Sprintf("job%06d", i), Min: min(mn, mx), Max: mx, Work: work, Weight: rng.Float64()}
-		_ = rng.Float64() // the deadline's draw
+	for i, d := range drawn {
+		jobs[i] = Job{ID: fmt.Sprintf("job%06d", i), Min: min(d.Min, d.Max), Max: d.Max, Work: d.Work, Weight: d.Weight}
 	}
 	return jobs
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver"
+	"github.com/flexd/flexd/solver/solvertest/largejobs"
 )
 
 // Tolerances of the checks: schedules are float64 arithmetic over many
@@ -263,35 +264,17 @@ func Run(t *testing.T, s solver.Solver, tr Traits, maxJobs int) {
 // three SLA steps uniform on [0, total work / slots].
 func Large(rng *rand.Rand, n, slots int, m penalty.Metric) solver.Problem {
 	p := solver.Problem{Slots: slots, Metric: m}
-	raw := make([]float64, n)
-	sum := 0.0
-	for i := range raw {
-		raw[i] = 1 + rng.Float64()
-		if rng.Float64() >= 0.8 {
-			raw[i] *= 10
-		}
-		sum += raw[i]
-	}
-	horizon := 10.0
-	for i := range raw {
-		work := raw[i] / sum * 10 * float64(slots)
-		ds := []float64{rng.Float64() * horizon, rng.Float64() * horizon, rng.Float64() * horizon}
-		ps := []float64{rng.Float64(), rng.Float64(), rng.Float64()}
-		sort.Float64s(ds)
-		sort.Float64s(ps)
-		j := solver.Job{
+	for i, d := range largejobs.Draw(rng, n, slots) {
+		p.Jobs = append(p.Jobs, solver.Job{
 			ID:          fmt.Sprintf("job%06d", i),
-			Min:         rng.IntN(max(1, slots/(2*n)) + 1),
-			Max:         max(1, min(slots, int(math.Ceil(work/0.3)))),
-			Work:        work,
-			Weight:      rng.Float64(),
-			Deadline:    rng.Float64() * horizon,
+			Min:         d.Min,
+			Max:         d.Max,
+			Work:        d.Work,
+			Weight:      d.Weight,
+			Deadline:    d.Deadline,
 			HasDeadline: true,
-		}
-		for k := range ds {
-			j.SLA = append(j.SLA, penalty.Step{Deadline: ds[k] + float64(k)*1e-9, Penalty: ps[k]})
-		}
-		p.Jobs = append(p.Jobs, j)
+			SLA:         d.SLA,
+		})
 	}
 	return p
 }
