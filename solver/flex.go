@@ -304,8 +304,8 @@ func criticalBudget(n int) int {
 // criticalBudget itself falls as 1/J^2). On the committed references,
 // refreshed from FLEX's answers at effort 16, every maximum is then within
 // 0.6% of the best known on average at J = 20 to 200; twice at J = 200
-// left max_weighted_lateness at 1.012. Time: 7 to 9 ms at J = 100, 16 to
-// 24 ms at J = 200, 10 ms for max_lateness at J = 1,000
+// left max_weighted_lateness at 1.012. Time: 7 to 14 ms at J = 100, 16 to
+// 24 ms at J = 200, 10 to 14 ms for max_lateness at J = 1,000
 // (docs/solver-at-scale.md).
 func criticalIterated(n int) int { return min(4, max(2, n/50)) }
 
