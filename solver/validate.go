@@ -11,6 +11,7 @@ import (
 
 	"github.com/flexd/flexd/penalty"
 	"github.com/flexd/flexd/solver/fairshare"
+	"github.com/flexd/flexd/solver/mps"
 )
 
 // Limits a problem must respect before any work is done.
@@ -383,6 +384,9 @@ func (in *instance) result(policy, scheme string, plan Plan, order []int, orderB
 	for k := range plan.Completions {
 		out.Plan.Completions[in.orig[k]] = plan.Completions[k]
 		out.Plan.First[in.orig[k]] = first[k]
+	}
+	if out.Plan.Intervals == nil {
+		out.Plan.Intervals = []mps.Interval{} // as the copy was: empty, not absent
 	}
 	for _, iv := range plan.Intervals {
 		for y, c := range iv.Changes {
