@@ -47,9 +47,9 @@ import (
 // change, and the next completion comes from estimates that only change
 // when a job's slots do. What stays a pass over the live jobs per
 // completion is the work done, one multiply-subtract each, as in
-// planRecompute. For fewer jobs, or many of one weight, a pass with a small
-// constant (planScan: floors, a selection of the spare slots in a window
-// of deficits, the next completion) is faster, and eventsPay chooses. YARN (integer
+// planRecompute. For fewer jobs a pass with a small constant (planScan:
+// floors, a selection of the spare slots in a window of deficits, the next
+// completion) is faster, and eventsPay chooses. YARN (integer
 // shares whose sum has no closed form) and inputs outside the documented
 // preconditions (NaN weights or submission times, minima above maxima)
 // take the direct computation.
@@ -64,23 +64,19 @@ func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
 }
 
 // eventsPay says which of the two exact MRv1 plans is faster for jobs:
-// planEvents from some 500 jobs of mostly distinct weights, planScan
-// otherwise. Jobs of equal weight have equal deficits, so they cross the
-// event-driven rounding's bounds together and fill its window, and the
-// scan's smaller constant wins. Measured per plan (solvertest.Large's
-// shape, S = 10 J, 2 cores shared, events / scan): 3.0 / 2.1 ms at J = 300,
-// 4.1-4.5 / 5.2 ms at 500, 8.7 / 14.9 ms at 1,000, 34 / 97 ms at 3,000;
-// one weight 16 / 15 ms at 1,000 and 131 / 105 ms at 3,000.
+// planEvents from 500 jobs, planScan below. Jobs of equal weight have equal
+// deficits, so they cross the event-driven rounding's bounds together and
+// fill its window; once planEvents's window pass and looks were made
+// cheaper (issue 13's second round), it still beat the scan there from 500
+// jobs. Measured per plan, 20 plans x 3 runs on the quiet machine, medians
+// (events / scan): solvertest.Large's shape (largeJobs) 1.54 / 1.56 ms at
+// J = 300, 2.72 / 3.74 at 500, 5.36 / 13.1 at 1,000; four weight values
+// (benchJobs) 1.84 / 1.55 at 300, 3.53 / 3.77 at 500, 10.5 / 12.1 at
+// 1,000, 617 / 925 ms at 10,000; one weight 1.71 / 1.74 at 300, 3.73 /
+// 3.86 at 500, 11.9 / 12.6 at 1,000, 961 / 1,059 ms at 10,000. (It used to
+// also ask for mostly distinct weights, when the scan won on ties.)
 func eventsPay(jobs []Job) bool {
-	if len(jobs) < 500 {
-		return false
-	}
-	ws := make([]float64, 0, len(jobs))
-	for _, j := range jobs {
-		ws = append(ws, j.Weight)
-	}
-	slices.Sort(ws)
-	return len(slices.Compact(ws)) >= len(jobs)/2
+	return len(jobs) >= 500
 }
 
 // fastMRv1 reports whether planMRv1 may take the jobs: finite weights in
