@@ -193,9 +193,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 				cb := criticalBudget(n) * max(DefaultEffort, p.Options.Effort)
 				o, s, used := ev.criticalSearch(improved.o.order, improved.s, cb)
 				o, s = ev.iterateCritical(o, s, used, criticalIterated(n)*cb)
-				if s.less(improved.s) {
-					improved = scoredOrder{ordering{strings.TrimSuffix(improved.o.scheme, "+critical") + "+critical", o}, s}
-				}
+				improved = improved.beatenBy(o, s, "+critical")
 			}
 		}
 		if improved.s.less(best.s) {

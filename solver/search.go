@@ -369,6 +369,13 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// no slower).
 		keys = keys[:1]
 	}
+	// exchangesFromBest runs the exchanges (swapSearch) from the on-time
+	// set of the best order so far under the deadline key.
+	exchangesFromBest := func(left int) {
+		o, s, used := ev.swapSearch(ev.onTimeSet(best.o.order), sortedBy(n, deadline), back, left)
+		spent += used
+		best = best.beatenBy(o, s, "+swap")
+	}
 	if ev.tardyOnly {
 		best, spent = ev.exchangeKeys(keys, onTime, back, best, spent, budget)
 		keys = nil
@@ -383,11 +390,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// -> 1.009 (second setting), seeds 8 and 9 1.005 -> 1.002 and
 		// 1.023 -> 1.014; no cell worse by more than 0.001.
 		if left := budget - spent; left > 0 {
-			o, s, used := ev.swapSearch(ev.onTimeSet(best.o.order), sortedBy(n, deadline), back, left)
-			spent += used
-			if s.less(best.s) {
-				best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+swap") + "+swap", o}, s}
-			}
+			exchangesFromBest(left)
 		}
 	}
 	for _, key := range keys {
@@ -436,31 +439,32 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	if ev.slaOnly {
 		o, s, used := ev.levelSearch(best.o.order, back, budget-spent)
 		spent += used
-		if s.less(best.s) {
-			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+level") + "+level", o}, s}
-		}
+		best = best.beatenBy(o, s, "+level")
 	}
 	if left := budget - spent; left > 0 {
 		o, s, used := ev.windowSearch(best.o.order, best.s, left, searchWindow, searchWindow, nil)
 		spent += used
-		if s.less(best.s) {
-			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+window") + "+window", o}, s}
-		}
+		best = best.beatenBy(o, s, "+window")
 	}
 	if left := budget - spent; left > 0 && ev.tardyOnly {
-		// Exchanges again, from the on-time set of the best order so far
-		// under the deadline key: window search and the other key's
-		// search move the set in ways the exchanges can build on.
-		o, s, used := ev.swapSearch(ev.onTimeSet(best.o.order), sortedBy(n, deadline), back, left)
-		spent += used
-		if s.less(best.s) {
-			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+swap") + "+swap", o}, s}
-		}
+		// Exchanges again: window search and the other key's search move
+		// the set in ways the exchanges can build on.
+		exchangesFromBest(left)
 	}
 	if left := budget - spent; left > 0 {
 		best = ev.iterate(best, left, searchWindow, searchWindow, rand.New(rand.NewPCG(uint64(n), 0x6b1c)))
 	}
 	return best
+}
+
+// beatenBy is the order o, scored s, if it beats best, named as best's
+// scheme with suffix (once: a stage run again does not repeat it); best
+// otherwise.
+func (best scoredOrder) beatenBy(o []int, s score, suffix string) scoredOrder {
+	if !s.less(best.s) {
+		return best
+	}
+	return scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, suffix) + suffix, o}, s}
 }
 
 // dueKey is a due order of split search: a scheme name and the key the
