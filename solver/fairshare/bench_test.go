@@ -54,21 +54,37 @@ func largeJobsSeeded(seed uint64, n, total int) []Job {
 }
 
 // BenchmarkPlanLarge times Plan on largeJobs, the shape where it takes
-// planEvents, at J = 1,000 and 10,000 (S = 10 J):
+// planEvents, at J = 1,000 and 10,000 (S = 10 J), with its real-valued
+// weights, with four weights (priority classes) and with every weight 1
+// (Hadoop's default; one class, see group):
 //
 //	go test ./solver/fairshare -run '^$' -bench 'BenchmarkPlanLarge' -benchtime 5x -count 3
 func BenchmarkPlanLarge(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
-		jobs := largeJobs(n, 10*n)
-		b.Run(fmt.Sprintf("jobs=%d/slots=%d", n, 10*n), func(b *testing.B) {
-			var intervals int
-			for b.Loop() {
-				intervals = len(Plan(MRv1, jobs, 10*n, 0).Intervals)
+	for _, weights := range []string{"real", "four", "equal"} {
+		for _, n := range []int{1000, 10000} {
+			jobs := largeJobs(n, 10*n)
+			for i := range jobs {
+				switch weights {
+				case "four": // a few priority classes
+					jobs[i].Weight = []float64{0.5, 1, 2, 4}[i%4]
+				case "equal": // every job at Hadoop's default weight
+					jobs[i].Weight = 1
+				}
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/job")
-			b.ReportMetric(float64(intervals), "intervals")
-		})
+			benchPlanLarge(b, weights, jobs, n)
+		}
 	}
+}
+
+func benchPlanLarge(b *testing.B, weights string, jobs []Job, n int) {
+	b.Run(fmt.Sprintf("weights=%s/jobs=%d/slots=%d", weights, n, 10*n), func(b *testing.B) {
+		var intervals int
+		for b.Loop() {
+			intervals = len(Plan(MRv1, jobs, 10*n, 0).Intervals)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/job")
+		b.ReportMetric(float64(intervals), "intervals")
+	})
 }
 
 // BenchmarkPlan times the whole FAIR plan: Plan (event-driven for MRv1)

@@ -832,16 +832,7 @@ func selectFirst(c []candidate, k int) {
 			return
 		}
 		budget--
-		m := lo + (hi-lo)/2
-		if c[m].before(&c[lo]) {
-			c[m], c[lo] = c[lo], c[m]
-		}
-		if c[hi-1].before(&c[lo]) {
-			c[hi-1], c[lo] = c[lo], c[hi-1]
-		}
-		if c[hi-1].before(&c[m]) {
-			c[hi-1], c[m] = c[m], c[hi-1]
-		}
+		m := medianOfThree(c, lo, hi)
 		pivot := c[m]
 		// Lomuto partition with the pivot parked at the end, without a
 		// branch on the comparison (a coin toss for the predictor): every
@@ -868,6 +859,22 @@ func selectFirst(c []candidate, k int) {
 	if k > lo && k < hi {
 		insertionSort(c[lo:hi])
 	}
+}
+
+// medianOfThree orders c[lo], c[m] and c[hi-1], m the middle of [lo,
+// hi), by before and returns m: the pivot of a quickselect.
+func medianOfThree(c []candidate, lo, hi int) int {
+	m := lo + (hi-lo)/2
+	if c[m].before(&c[lo]) {
+		c[m], c[lo] = c[lo], c[m]
+	}
+	if c[hi-1].before(&c[lo]) {
+		c[hi-1], c[lo] = c[lo], c[hi-1]
+	}
+	if c[hi-1].before(&c[m]) {
+		c[hi-1], c[m] = c[m], c[hi-1]
+	}
+	return m
 }
 
 // insertionSort sorts c by before: selectFirst's last few (at most 16)

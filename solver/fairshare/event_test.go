@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -14,13 +15,15 @@ import (
 )
 
 // sameAll fails unless Plan, planScan and planEvents all give the direct
-// computation's MRv1 plan, bit for bit.
+// computation's MRv1 plan, bit for bit; planEvents also with every
+// repeated weight a class (group), however few its jobs.
 func sameAll(tb fataler, jobs []Job, total int, now float64) {
 	tb.Helper()
 	want := planRecompute(MRv1, jobs, total, now)
 	samePlan(tb, want, Plan(MRv1, jobs, total, now))
 	samePlan(tb, want, planScan(jobs, total, now))
 	samePlan(tb, want, planEvents(jobs, total, now))
+	samePlan(tb, want, planEventsWith(jobs, total, now, 0, nearCompletions, 2))
 }
 
 // samePlan fails unless got is want exactly: every interval's bounds, every
@@ -109,8 +112,9 @@ func TestPlanEventsSlack(t *testing.T) {
 		jobs, total := genFloatInstance(t)
 		slack := rapid.SampledFrom([]float64{0, 1e-6, 1e-3, 0.5}).Draw(t, "slack")
 		near := rapid.IntRange(1, 8).Draw(t, "near")
+		minGroup := rapid.SampledFrom([]int{2, 5, groupMin}).Draw(t, "minGroup")
 		now := rapid.SampledFrom([]float64{0, -3, 1.7e9}).Draw(t, "now")
-		samePlan(t, planRecompute(MRv1, jobs, total, now), planEventsWith(jobs, total, now, slack, near))
+		samePlan(t, planRecompute(MRv1, jobs, total, now), planEventsWith(jobs, total, now, slack, near, minGroup))
 	})
 }
 
@@ -152,14 +156,14 @@ func TestPlanMatchesRecomputeLarge(t *testing.T) {
 // horizon moves all happen many times; and with the direct computation
 // itself up to J = 1,000. Variations: a Unix-time now, scarce slots (the
 // caps do not bind), weights repeated or 0 for some jobs, some minima
-// raised.
+// raised, every weight 1, four weights.
 func TestPlanEventsSeeded(t *testing.T) {
 	sizes := []int{500, 800, 1000, 3000}
 	if testing.Short() {
 		sizes = sizes[:2]
 	}
 	for _, n := range sizes {
-		for seed := range uint64(4) {
+		for seed := range uint64(6) {
 			jobs := largeJobsSeeded(seed+2, n, 10*n)
 			total, now := 10*n, 0.0
 			r := rand.New(rand.NewPCG(seed, 99))
@@ -180,10 +184,22 @@ func TestPlanEventsSeeded(t *testing.T) {
 				}
 			case 3:
 				total = 40 * n // every cap binds at the start
+			case 4: // Hadoop's default: every weight 1 (one class, see group)
+				for i := range jobs {
+					jobs[i].Weight = 1
+				}
+			case 5: // a few priority classes, some minima raised
+				for i := range jobs {
+					jobs[i].Weight = []float64{0.5, 1, 2, 4}[r.IntN(4)]
+					if r.IntN(10) == 0 {
+						jobs[i].Min = jobs[i].Max / 2
+					}
+				}
 			}
 			t.Run(fmt.Sprintf("J=%d/seed=%d", n, seed), func(t *testing.T) {
 				want := planScan(jobs, total, now)
 				samePlan(t, want, planEvents(jobs, total, now))
+				samePlan(t, want, planEventsWith(jobs, total, now, 0, nearCompletions, 2))
 				if n <= 1000 {
 					samePlan(t, planRecompute(MRv1, jobs, total, now), want)
 				}
@@ -265,6 +281,17 @@ func TestPlanFallsBackOutsidePreconditions(t *testing.T) {
 	}
 }
 
+// drawCandidate draws the i-th candidate: few distinct leading keys, so
+// that they tie often; rank and k i.
+func drawCandidate(t *rapid.T, i int) candidate {
+	return candidate{
+		deficit:   float64(rapid.IntRange(0, 3).Draw(t, "d")) / 4,
+		perWeight: float64(rapid.IntRange(0, 2).Draw(t, "pw")),
+		rank:      int32(i),
+		k:         int32(i),
+	}
+}
+
 // TestSelectFirst checks the selection against a sort on random keys with
 // many ties in the leading keys.
 func TestSelectFirst(t *testing.T) {
@@ -272,27 +299,14 @@ func TestSelectFirst(t *testing.T) {
 		n := rapid.IntRange(0, 300).Draw(t, "n")
 		c := make([]candidate, n)
 		for i := range c {
-			c[i] = candidate{
-				deficit:   float64(rapid.IntRange(0, 3).Draw(t, "d")) / 4,
-				perWeight: float64(rapid.IntRange(0, 2).Draw(t, "pw")),
-				rank:      int32(i),
-				k:         int32(i),
-			}
+			c[i] = drawCandidate(t, i)
 		}
 		c = rapid.Permutation(c).Draw(t, "order")
 		k := rapid.IntRange(0, n).Draw(t, "k")
 		sorted := append([]candidate(nil), c...)
 		slices.SortFunc(sorted, cmpCandidates)
 		selectFirst(c, k)
-		want := map[int32]bool{}
-		for _, x := range sorted[:k] {
-			want[x.k] = true
-		}
-		for _, x := range c[:k] {
-			if !want[x.k] {
-				t.Fatalf("selected %+v, not among the first %d", x, k)
-			}
-		}
+		sameFirst(t, c, sorted, k)
 	})
 }
 
@@ -471,4 +485,103 @@ func TestSubScaled(t *testing.T) {
 			}
 		}
 	})
+}
+
+// sameFirst fails unless c's first k candidates are sorted's first k, in
+// any order (ranks are distinct).
+func sameFirst(t *rapid.T, c, sorted []candidate, k int) {
+	want := map[int32]bool{}
+	for _, x := range sorted[:k] {
+		want[x.rank] = true
+	}
+	for _, x := range c[:k] {
+		if !want[x.rank] {
+			t.Fatalf("selected %+v, not among the first %d", x, k)
+		}
+	}
+}
+
+// TestSelectUnits checks the selection among candidates that stand for
+// several jobs (a class's members, see group) against sorting them and
+// counting, with exact key ties, and with the partition budget cut short
+// so that the sorting fallback runs too.
+func TestSelectUnits(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 200).Draw(t, "n")
+		e := &evPlanner{}
+		c := make([]candidate, n)
+		units := make([]int, n)
+		total := 0
+		for i := range c {
+			c[i] = drawCandidate(t, i)
+			units[i] = 1
+			if rapid.IntRange(0, 4).Draw(t, "class") == 0 {
+				c[i].k = int32(-1 - len(e.groups))
+				units[i] = rapid.IntRange(1, 50).Draw(t, "members")
+				e.groups = append(e.groups, group{n: units[i]})
+			}
+			total += units[i]
+		}
+		c = rapid.Permutation(c).Draw(t, "order")
+		k := rapid.IntRange(0, total).Draw(t, "k")
+		budget := rapid.SampledFrom([]int{0, 1, 2 * bits.Len(uint(n))}).Draw(t, "budget")
+		sorted := slices.Clone(c)
+		slices.SortFunc(sorted, cmpCandidates)
+		wantSplit, wantPartial, left := 0, 0, k
+		for _, x := range sorted {
+			u := e.units(&x)
+			if left < u {
+				wantPartial = left
+				break
+			}
+			left -= u
+			wantSplit++
+		}
+		split, partial := e.selectUnitsWithin(c, k, budget)
+		if split != wantSplit || partial != wantPartial {
+			t.Fatalf("split, partial = %d, %d; want %d, %d", split, partial, wantSplit, wantPartial)
+		}
+		sameFirst(t, c, sorted, split)
+		if partial > 0 && c[split].rank != sorted[split].rank {
+			t.Fatalf("partial class %+v, want %+v", c[split], sorted[split])
+		}
+	})
+}
+
+// TestGroupsHold checks when a selection with classes (groupsHold) is
+// taken and when the interval is left to a rebuild.
+func TestGroupsHold(t *testing.T) {
+	single := func(d, pw float64, rank int32) candidate { return candidate{d, pw, rank, rank} }
+	class := func(gi int, d, pw float64, rank int32) candidate { return candidate{d, pw, rank, int32(-1 - gi)} }
+	for _, tc := range []struct {
+		name           string
+		d              []float64 // the classes' deficits
+		cand           []candidate
+		split, partial int
+		want           bool
+		wantM          []int
+	}{
+		{"a class straddles the cut alone", []float64{0.5}, []candidate{single(0.7, 1, 1), class(0, 0.5, 1, 2), single(0.2, 1, 3)}, 1, 2, true, []int{2}},
+		{"a class straddles the cut with a single of equal keys", []float64{0.5}, []candidate{single(0.7, 1, 1), class(0, 0.5, 1, 2), single(0.5, 1, 3)}, 1, 2, false, []int{2}},
+		{"a class whole before a single of equal keys", []float64{0.5}, []candidate{class(0, 0.5, 1, 2), single(0.5, 1, 3)}, 1, 0, false, []int{4}},
+		{"two singles of equal keys across the cut", []float64{0.5}, []candidate{class(0, 0.5, 1, 9), single(0.3, 1, 3), single(0.3, 1, 4)}, 2, 0, true, []int{4}},
+		{"a class above the window keeps members without a slot", []float64{0.95}, []candidate{class(0, 0.95, 1, 2)}, 0, 1, false, []int{1}},
+		{"a class below the window gives one a slot", []float64{0.05}, []candidate{class(0, 0.05, 1, 2)}, 0, 3, false, []int{3}},
+		{"a class below the window without a slot", []float64{0.05}, []candidate{single(0.5, 1, 1), class(0, 0.05, 1, 2)}, 1, 0, true, []int{0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &evPlanner{lo: 0.1, hi: 0.9}
+			for _, d := range tc.d {
+				e.groups = append(e.groups, group{n: 4, d: d})
+			}
+			if got := e.groupsHold(tc.cand, tc.split, tc.partial); got != tc.want {
+				t.Errorf("groupsHold = %v, want %v", got, tc.want)
+			}
+			for gi, m := range tc.wantM {
+				if e.groups[gi].m != m {
+					t.Errorf("class %d: m = %d, want %d", gi, e.groups[gi].m, m)
+				}
+			}
+		})
+	}
 }

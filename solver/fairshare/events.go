@@ -15,6 +15,7 @@ const (
 	clsBelow             // deficit < lo: no spare slot
 	clsWindow            // lo <= deficit <= hi: selected among, every interval
 	clsAbove             // deficit > hi: a spare slot
+	clsGroup             // share unclamped, in a weight class handled as a block (see group)
 )
 
 // completionSlack scales the bound on how far a job's exact completion
@@ -55,16 +56,23 @@ const completionSlack = 16
 // few jobs near the minimum, whose exact quotients decide
 // (nextCompletion). The work pass is then one multiply-subtract per live
 // job and nothing else, and the changes are listed from a bitset.
+//
+// The jobs of a weight that at least groupMin jobs share are selected
+// among as one candidate while their shares are unclamped (their keys are
+// then equal; see group): with every weight equal, as in Hadoop's default,
+// they would otherwise all sit in the window, tied, every interval.
 func planEvents(jobs []Job, total int, now float64) mps.Plan {
-	return planEventsWith(jobs, total, now, 0, nearCompletions)
+	return planEventsWith(jobs, total, now, 0, nearCompletions, groupMin)
 }
 
 // planEventsWith is planEvents with the estimates' error bound taken as
 // slack relative to the times (0: the bound proper) and about near
 // completion entries kept in the heap. Tests use a large slack, so that
 // many jobs need their exact quotient every interval, and a small near, so
-// that the estimates move in and out of the heap often (reheap).
-func planEventsWith(jobs []Job, total int, now float64, slack float64, near int) mps.Plan {
+// that the estimates move in and out of the heap often (reheap); and with
+// weight classes of at least minGroup jobs handled as blocks (a small
+// value makes every repeated weight one).
+func planEventsWith(jobs []Job, total int, now float64, slack float64, near, minGroup int) mps.Plan {
 	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
 	e := &evPlanner{
@@ -105,6 +113,7 @@ func planEventsWith(jobs []Job, total int, now float64, slack float64, near int)
 	for j := range e.js {
 		e.js[j].rank = e.rd.rank[j]
 	}
+	e.makeGroups(minGroup)
 	e.r = math.Inf(-1)
 
 	t := now
@@ -210,6 +219,13 @@ type evPlanner struct {
 	sumO  int        // sum of o over the live jobs
 	above int        // live jobs in clsAbove
 	elig  int        // live jobs not in clsCapped
+	gmem  int        // live jobs in clsGroup
+
+	// The weight classes handled as blocks (nil without any): groupOf and
+	// gpos give a job's class (-1: none) and its index in the class.
+	groups  []group
+	groupOf []int32
+	gpos    []int32
 
 	lo, hi, delta float64 // the window of deficits and its half width
 	// The deficits up to which a job's class lasts (see look): above
@@ -285,9 +301,15 @@ func (e *evPlanner) look(j int32, r float64) {
 	d := s - float64(o)
 	var c int8
 	var next float64 // the deficit (or the floor) the job's state lasts until
+	grouped := e.groupOf != nil && e.groupOf[j] >= 0
 	switch {
 	case float64(o) >= mx:
 		c, next = clsCapped, math.Inf(1)
+	case grouped && s == float64(w*r):
+		// Its class decides its slots, every member's the same way; it
+		// leaves the class when its share reaches Max (capped), and R
+		// does not go down between rebuilds, so that is its next look.
+		c, next = clsGroup, mx-float64(o)
 	case d > e.hi:
 		// It holds one slot more than its floor, and keeps that number when
 		// the floor steps up (its deficit then below the window) until the
@@ -307,7 +329,7 @@ func (e *evPlanner) look(j int32, r float64) {
 	}
 	old, oldO := js.cls, js.o
 	js.o, js.cls = o, c
-	e.sumO += o - oldO
+	e.sumO += counted(o, c) - counted(oldO, old)
 	switch {
 	case c != old:
 		switch old {
@@ -315,10 +337,14 @@ func (e *evPlanner) look(j int32, r float64) {
 			e.above--
 		case clsWindow:
 			e.leaveWindow(js)
+		case clsGroup:
+			e.groupRemove(j)
 		}
 		switch c {
 		case clsAbove:
 			e.above++
+		case clsGroup:
+			e.groupAdd(j)
 		case clsWindow:
 			js.winPos = int32(len(e.win))
 			e.win = append(e.win, j)
@@ -336,11 +362,22 @@ func (e *evPlanner) look(j int32, r float64) {
 	at := math.Inf(1)
 	if w > 0 && !math.IsInf(next, 1) {
 		at = (float64(o) + next) * js.iw * (1 - 1e-12)
+		if grouped && c != clsGroup && c != clsCapped {
+			// Held at its minimum (its share clamped): it joins its
+			// class when w R reaches Min.
+			at = min(at, mn*js.iw*(1-1e-12))
+		}
 		if !(at > r) {
 			at = math.Nextafter(r, math.Inf(1))
 		}
 	}
 	e.queue.insert(j, at)
+}
+
+// counted is what a job of class c with floor o adds to sumO: a class's
+// members are counted by the class (advance).
+func counted(o int, c int8) int {
+	return o * b2i(c != clsGroup)
 }
 
 // setFloor sets a window job's floored share o and what derives from it.
@@ -367,12 +404,14 @@ func (e *evPlanner) leaveWindow(js *jobState) {
 // forget takes job j's counts out (when it leaves).
 func (e *evPlanner) forget(j int32) {
 	js := &e.js[j]
-	e.sumO -= js.o
+	e.sumO -= counted(js.o, js.cls)
 	switch js.cls {
 	case clsAbove:
 		e.above--
 	case clsWindow:
 		e.leaveWindow(js)
+	case clsGroup:
+		e.groupRemove(j)
 	}
 	if js.cls != clsCapped {
 		e.elig--
@@ -405,7 +444,21 @@ func (e *evPlanner) advance(r float64) {
 	// every job's state afresh.
 	target := max(min(e.total, e.sumMax), 0)
 	k := target - e.sumO - e.above
-	if k < 0 || k > len(e.win) {
+	cands := len(e.win)
+	for gi := range e.groups {
+		// A class's members share their keys (the same w R, unclamped),
+		// so the class's floor and deficit are computed once.
+		g := &e.groups[gi]
+		if g.n == 0 {
+			continue
+		}
+		s := float64(g.w * r)
+		g.o = int(s)
+		g.d, g.pw = s-float64(g.o), float64(g.o)/g.w
+		k -= g.n * g.o
+		cands += g.n
+	}
+	if k < 0 || k > cands {
 		e.rebuild(r)
 		return
 	}
@@ -419,7 +472,7 @@ func (e *evPlanner) setSlots(j int32) {
 	if js.cls == clsAbove {
 		a++
 	}
-	if js.cls != clsWindow {
+	if js.cls != clsWindow && js.cls != clsGroup {
 		e.setAl(j, a)
 	}
 }
@@ -464,11 +517,25 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 	}
 	band, fix = band[:nb], fix[:nf]
 	e.dwin, e.band, e.fix = d, band, fix
+	// The classes count as their members: those above the band precede it,
+	// and so on.
+	gAbove, gBand := 0, 0
+	for gi := range e.groups {
+		g := &e.groups[gi]
+		switch {
+		case g.n == 0:
+		case g.d > hi:
+			gAbove += g.n
+		case g.d >= lo:
+			gBand += g.n
+		}
+	}
+	above += gAbove
 	// The candidates are the jobs with deficits in [cLo, cHi]; of the
 	// others, those above cHi get a slot and those below none.
 	cand := e.cand[:0]
 	var cLo, cHi float64
-	inBand := above <= k && k <= above+len(band)
+	inBand := above <= k && k <= above+len(band)+gBand
 	switch {
 	case inBand:
 		cLo, cHi = lo, hi
@@ -492,17 +559,30 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 				cand = append(cand, e.windowCandidate(x, int32(i)))
 			}
 		}
-		k -= above + len(band)
+		k -= above + len(band) + gBand
 		e.beta = min(e.beta*2, 1)
 	}
+	// The first split candidates get a slot each (a class's every member),
+	// and, when partial > 0, the class cand[split] that many of its members.
+	split, partial := k, 0
+	if e.groups == nil {
+		selectFirst(cand, k)
+	} else {
+		cand = e.groupCandidates(cand, cLo, cHi)
+		split, partial = e.selectUnits(cand, k)
+		if !e.groupsHold(cand, split, partial) {
+			e.cand = cand
+			e.rebuild(r)
+			return
+		}
+	}
 	e.cand = cand
-	selectFirst(cand, k)
 	// The next band's centre: the least deficit that got a slot here, or
 	// the largest that did not.
-	switch {
-	case k > 0:
+	switch sel := split + b2i(partial > 0); {
+	case sel > 0:
 		e.theta = cand[0].deficit
-		for _, c := range cand[:k] {
+		for _, c := range cand[:sel] {
 			e.theta = min(e.theta, c.deficit)
 		}
 	case len(cand) > 0:
@@ -536,13 +616,19 @@ func (e *evPlanner) selectWindow(r float64, k int) {
 		}
 	}
 	for n, c := range cand {
+		if c.k < 0 {
+			continue // a class: applyGroups
+		}
 		a := e.winJob[c.k].oi
-		if n < k {
+		if n < split {
 			a++
 		}
 		if a != e.winJob[c.k].al {
 			e.setAl(e.win[c.k], a)
 		}
+	}
+	if e.groups != nil {
+		e.applyGroups()
 	}
 }
 
@@ -596,7 +682,8 @@ func (e *evPlanner) rebuild(r float64) {
 	case e.sinceRebuild < 16:
 		e.delta = math.Min(e.delta*2, 1)
 	default:
-		e.delta = math.Max(half/float64(max(e.elig, 1)), 1.0/4096)
+		// A class's members are not in the window: it is for the others.
+		e.delta = math.Max(half/float64(max(e.elig-e.gmem, 1)), 1.0/4096)
 	}
 	e.sinceRebuild = 0
 	e.r = r
@@ -673,6 +760,7 @@ func (e *evPlanner) setWindow(lo, hi float64) {
 func (e *evPlanner) evaluateAll(r float64) {
 	e.sumO = 0
 	e.queue.reset(r)
+	e.resetGroups()
 	for _, j := range e.live {
 		e.js[j].cls, e.js[j].o = clsNone, 0
 		e.look(j, r)
