@@ -87,8 +87,8 @@ func benchPlanLarge(b *testing.B, weights string, jobs []Job, n int) {
 	})
 }
 
-// BenchmarkPlan times the whole FAIR plan: Plan (event-driven for MRv1)
-// and planRecompute, the direct computation it reproduces (one fair-share
+// BenchmarkPlan times the whole FAIR plan: Plan (event-driven for MRv1,
+// planYARN for YARN) and planRecompute, the direct computation it reproduces (one fair-share
 // computation and one rounding per completion), at J = 100 and 1,000;
 // Plan alone at 10,000, where the direct computation takes seconds.
 //
@@ -105,9 +105,6 @@ func BenchmarkPlan(b *testing.B) {
 	} {
 		for _, v := range []Variant{MRv1, YARN} {
 			for _, sz := range impl.sizes {
-				if v == YARN && sz.jobs > 1000 {
-					continue // YARN takes the direct computation
-				}
 				jobs := benchJobs(sz.jobs, sz.slots)
 				b.Run(fmt.Sprintf("impl=%s/variant=%s/jobs=%d/slots=%d", impl.name, v, sz.jobs, sz.slots), func(b *testing.B) {
 					var intervals int

@@ -171,8 +171,10 @@ func usedMRv1(jobs []Schedulable, r float64) (used float64, saturated bool) {
 // total at the midpoint equals the target, evaluation at the right end.
 // Hadoop 2.6-2.8 did the same in int with an Integer.MAX_VALUE cap on the sum
 // of max shares; the two agree wherever the int version does not overflow
-// (which is what testResourceUsedWithWeightToResourceRatio fixed).
-func (c *computer) computeYARN(out []float64, jobs []Schedulable, total int) {
+// (which is what testResourceUsedWithWeightToResourceRatio fixed). It
+// returns the water level the shares were taken at (the bisection's right
+// end; 0 when every schedulable is fixed).
+func (c *computer) computeYARN(out []float64, jobs []Schedulable, total int) float64 {
 	c.w32 = grow(c.w32, len(jobs))
 	c.index = c.index[:0]
 	var taken int64
@@ -191,7 +193,7 @@ func (c *computer) computeYARN(out []float64, jobs []Schedulable, total int) {
 		}
 	}
 	if len(c.index) == 0 {
-		return
+		return 0
 	}
 	var totalMax int64
 	for _, i := range c.index {
@@ -231,6 +233,7 @@ func (c *computer) computeYARN(out []float64, jobs []Schedulable, total int) {
 	for _, i := range c.index {
 		out[i] = float64(shareYARN(c.w32[i], jobs[i].Min, jobs[i].Max, right))
 	}
+	return right
 }
 
 // shareYARN is computeShare: (long) min(max, max(min, w * R)).

@@ -49,16 +49,21 @@ import (
 // completion is the work done, one multiply-subtract each, as in
 // planRecompute. For fewer jobs a pass with a small constant (planScan:
 // floors, a selection of the spare slots in a window of deficits, the next
-// completion) is faster, and eventsPay chooses. YARN (integer
-// shares whose sum has no closed form) and inputs outside the documented
-// preconditions (NaN weights or submission times, minima above maxima)
-// take the direct computation.
+// completion) is faster, and eventsPay chooses. YARN's integer shares
+// have a total with no closed form: planYARN keeps the direct
+// computation's loop and computes each interval's shares from a bracket
+// of water levels and its slots by a selection (yarnAlloc), a pass or so
+// per interval. Inputs outside the documented preconditions (NaN weights
+// or submission times, minima above maxima) take the direct computation.
 func Plan(v Variant, jobs []Job, total int, now float64) mps.Plan {
 	if (v == MRv1 || v == "") && fastMRv1(jobs) {
 		if eventsPay(jobs) {
 			return planEvents(jobs, total, now)
 		}
 		return planScan(jobs, total, now)
+	}
+	if v == YARN && fastYARN(jobs) {
+		return planYARN(jobs, total, now)
 	}
 	return planRecompute(v, jobs, total, now)
 }

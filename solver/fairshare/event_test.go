@@ -158,52 +158,26 @@ func TestPlanMatchesRecomputeLarge(t *testing.T) {
 // caps do not bind), weights repeated or 0 for some jobs, some minima
 // raised, every weight 1, four weights.
 func TestPlanEventsSeeded(t *testing.T) {
-	sizes := []int{500, 800, 1000, 3000}
+	eachSeeded(t, []int{500, 800, 1000, 3000}, func(t *testing.T, n int, jobs []Job, total int, now float64) {
+		want := planScan(jobs, total, now)
+		samePlan(t, want, planEvents(jobs, total, now))
+		samePlan(t, want, planEventsWith(jobs, total, now, 0, nearCompletions, 2))
+		if n <= 1000 {
+			samePlan(t, planRecompute(MRv1, jobs, total, now), want)
+		}
+	})
+}
+
+// eachSeeded runs check on every seeded variant (seededVariant) at each
+// size, as a subtest; with -short, on the first half of the sizes.
+func eachSeeded(t *testing.T, sizes []int, check func(t *testing.T, n int, jobs []Job, total int, now float64)) {
 	if testing.Short() {
-		sizes = sizes[:2]
+		sizes = sizes[:max(1, len(sizes)/2)]
 	}
 	for _, n := range sizes {
 		for seed := range uint64(6) {
-			jobs := largeJobsSeeded(seed+2, n, 10*n)
-			total, now := 10*n, 0.0
-			r := rand.New(rand.NewPCG(seed, 99))
-			switch seed {
-			case 1:
-				now = 1.7e9
-				total = 3 * n
-			case 2:
-				for i := range jobs {
-					switch r.IntN(20) {
-					case 0:
-						jobs[i].Weight = 0
-					case 1, 2:
-						jobs[i].Weight = 0.25
-					case 3:
-						jobs[i].Min = jobs[i].Max / 2
-					}
-				}
-			case 3:
-				total = 40 * n // every cap binds at the start
-			case 4: // Hadoop's default: every weight 1 (one class, see group)
-				for i := range jobs {
-					jobs[i].Weight = 1
-				}
-			case 5: // a few priority classes, some minima raised
-				for i := range jobs {
-					jobs[i].Weight = []float64{0.5, 1, 2, 4}[r.IntN(4)]
-					if r.IntN(10) == 0 {
-						jobs[i].Min = jobs[i].Max / 2
-					}
-				}
-			}
-			t.Run(fmt.Sprintf("J=%d/seed=%d", n, seed), func(t *testing.T) {
-				want := planScan(jobs, total, now)
-				samePlan(t, want, planEvents(jobs, total, now))
-				samePlan(t, want, planEventsWith(jobs, total, now, 0, nearCompletions, 2))
-				if n <= 1000 {
-					samePlan(t, planRecompute(MRv1, jobs, total, now), want)
-				}
-			})
+			jobs, total, now := seededVariant(n, seed)
+			t.Run(fmt.Sprintf("J=%d/seed=%d", n, seed), func(t *testing.T) { check(t, n, jobs, total, now) })
 		}
 	}
 }
@@ -584,4 +558,79 @@ func TestGroupsHold(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPlanYARNSeeded compares planYARN with the direct computation bit for
+// bit on seeded instances of the benchmarks' shape up to J = 1,000 and its
+// variations (as TestPlanEventsSeeded), where brackets are made and
+// outlived many times, and checks that Plan takes it.
+func TestPlanYARNSeeded(t *testing.T) {
+	eachSeeded(t, []int{300, 1000}, func(t *testing.T, _ int, jobs []Job, total int, now float64) {
+		if !fastYARN(jobs) {
+			t.Fatal("planYARN does not take the instance")
+		}
+		samePlan(t, planRecompute(YARN, jobs, total, now), Plan(YARN, jobs, total, now))
+	})
+}
+
+// seededVariant is seed's variation of the benchmarks' shape at n jobs
+// (TestPlanEventsSeeded): a Unix-time now, scarce slots, repeated and zero
+// weights with raised minima, binding caps, every weight 1, four weights.
+func seededVariant(n int, seed uint64) ([]Job, int, float64) {
+	jobs := largeJobsSeeded(seed+2, n, 10*n)
+	total, now := 10*n, 0.0
+	r := rand.New(rand.NewPCG(seed, 99))
+	switch seed {
+	case 1:
+		now = 1.7e9
+		total = 3 * n
+	case 2:
+		for i := range jobs {
+			switch r.IntN(20) {
+			case 0:
+				jobs[i].Weight = 0
+			case 1, 2:
+				jobs[i].Weight = 0.25
+			case 3:
+				jobs[i].Min = jobs[i].Max / 2
+			}
+		}
+	case 3:
+		total = 40 * n // every cap binds at the start
+	case 4: // Hadoop's default: every weight 1 (one class, see group)
+		for i := range jobs {
+			jobs[i].Weight = 1
+		}
+	case 5: // a few priority classes, some minima raised
+		for i := range jobs {
+			jobs[i].Weight = []float64{0.5, 1, 2, 4}[r.IntN(4)]
+			if r.IntN(10) == 0 {
+				jobs[i].Min = jobs[i].Max / 2
+			}
+		}
+	}
+	return jobs, total, now
+}
+
+// TestPlanYARNReach compares planYARN with the direct computation on the
+// property tests' instances, small integer ones full of exact ties and
+// larger real-valued ones, with brackets from very narrow (the bisection
+// ends outside them, and they are made anew every interval) to wider than
+// the plan.
+func TestPlanYARNReach(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var jobs []Job
+		var total int
+		if rapid.Bool().Draw(t, "small integers") {
+			jobs, total = genInstance(t)
+		} else {
+			jobs, total = genFloatInstance(t)
+		}
+		if !fastYARN(jobs) {
+			return // Plan takes the direct computation (TestPlanMatchesRecomputeSmall)
+		}
+		reach := rapid.SampledFrom([]float64{1e-12, 1e-6, 1, yarnReach, 1e6}).Draw(t, "reach")
+		now := rapid.SampledFrom([]float64{0, -3, 1.7e9}).Draw(t, "now")
+		samePlan(t, planRecompute(YARN, jobs, total, now), planYARNWith(jobs, total, now, reach))
+	})
 }

@@ -27,6 +27,32 @@ const CompletionTolerance = 1e-9
 // O(J^2 log J) time: 14-17 s at J = 10,000 (issue 13).
 func planRecompute(v Variant, jobs []Job, total int, now float64) mps.Plan {
 	n := len(jobs)
+	var (
+		c      computer
+		r      rounder
+		sched  = make([]Schedulable, 0, n)
+		sub    = make([]Job, 0, n)
+		shares = make([]float64, n)
+	)
+	return planWith(jobs, now, func(live []int, al []int) {
+		sched, sub = sched[:0], sub[:0]
+		for _, j := range live {
+			sched = append(sched, jobs[j].Schedulable())
+			sub = append(sub, jobs[j])
+		}
+		sh := shares[:len(live)]
+		c.compute(sh, v, sched, total)
+		r.round(al, sh, sub, total)
+	})
+}
+
+// planWith is planRecompute's loop with the allocation of each interval
+// made by alloc: given the live jobs in ascending index, it sets al[k] to
+// the slots of live[k]. planYARN gives the same allocations as
+// planRecompute's, computed faster, so the loop is shared to keep the rest
+// (the intervals, the completions, the work) the same operations.
+func planWith(jobs []Job, now float64, alloc func(live []int, al []int)) mps.Plan {
+	n := len(jobs)
 	p := mps.Plan{Completions: make([]float64, n), First: make([]int, n)}
 
 	remaining := make([]float64, n)
@@ -41,25 +67,14 @@ func planRecompute(v Variant, jobs []Job, total int, now float64) mps.Plan {
 	}
 
 	var (
-		c      computer
-		r      rounder
-		sched  = make([]Schedulable, 0, n)
-		sub    = make([]Job, 0, n)
-		shares = make([]float64, n)
-		alloc  = make([]int, n)
-		cur    = make([]int, n) // dense slots of this interval
-		prev   = make([]int, n) // dense slots of the previous interval
-		t      = now
+		slots = make([]int, n)
+		cur   = make([]int, n) // dense slots of this interval
+		prev  = make([]int, n) // dense slots of the previous interval
+		t     = now
 	)
 	for len(live) > 0 {
-		sched, sub = sched[:0], sub[:0]
-		for _, j := range live {
-			sched = append(sched, jobs[j].Schedulable())
-			sub = append(sub, jobs[j])
-		}
-		sh, al := shares[:len(live)], alloc[:len(live)]
-		c.compute(sh, v, sched, total)
-		r.round(al, sh, sub, total)
+		al := slots[:len(live)]
+		alloc(live, al)
 
 		// The interval lasts until the first live job with slots completes.
 		dt := math.Inf(1)
