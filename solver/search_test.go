@@ -89,6 +89,38 @@ func TestEffort(t *testing.T) {
 	}
 }
 
+// TestConvexDefaultSkipsSearch: on response time and stretch from 100
+// jobs the default effort answers with the candidate orders alone (as
+// effort 0 does), and effort 2 still searches; at 50 jobs the default
+// searches.
+func TestConvexDefaultSkipsSearch(t *testing.T) {
+	for _, c := range []struct {
+		jobs   int
+		search bool
+	}{{50, true}, {100, false}, {200, false}} {
+		p := sim.GenerateInstance(sim.Workload{Jobs: c.jobs, Slots: 10 * c.jobs, Small: 0.5, Slack: 0.35}, 1, 0)
+		for _, m := range []penalty.Metric{penalty.AvgResponseTime, penalty.WeightedResponseTime, penalty.AvgStretch} {
+			p.Metric = m
+			evals := func(effort int) int {
+				q := p
+				q.Options.Effort = effort
+				r, err := solver.Flex{}.Solve(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r.Stats.Evaluations
+			}
+			fast, def, two := evals(solver.FastestEffort), evals(solver.DefaultEffort), evals(2)
+			if (def > fast) != c.search {
+				t.Errorf("J = %d, %s: default effort %d evaluations, effort 0 %d; want a search: %v", c.jobs, m, def, fast, c.search)
+			}
+			if !(two > fast) {
+				t.Errorf("J = %d, %s: effort 2 %d evaluations, effort 0 %d; want a search", c.jobs, m, two, fast)
+			}
+		}
+	}
+}
+
 // TestOptimalCancel: a closed Options.Cancel stops the exhaustive search
 // with ErrCanceled; an open one changes nothing.
 func TestOptimalCancel(t *testing.T) {
