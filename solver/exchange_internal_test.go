@@ -139,8 +139,9 @@ func TestExchangeKeysInParallel(t *testing.T) {
 }
 
 // TestParallelSolveIsSerial: Solve runs independent work at once (from
-// parallelScoreJobs jobs on the first candidates' scores; on the search at
-// scale the dispatch orders and the exchange keys); the answer,
+// parallelScoreJobs jobs on the first candidates' scores; on step metrics
+// the admission orders' two keys; on the search at scale the dispatch
+// orders and the exchange keys); the answer,
 // explanation and counts must be those of the solve kept on one
 // goroutine.
 func TestParallelSolveIsSerial(t *testing.T) {

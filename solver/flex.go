@@ -942,8 +942,7 @@ func (ev *evaluator) admissionOrders() []ordering {
 	}
 	due := func(k int) float64 { return deadline(k) - fastest(k) }
 	stake := in.stake
-	var byDue []int
-	admit := func(scheme string, priority []int) ordering {
+	admit := func(e *evaluator, byDue []int, scheme string, priority []int) ordering {
 		front := make([]bool, n)
 		order := make([]int, 0, n)
 		build := func() {
@@ -960,10 +959,10 @@ func (ev *evaluator) admissionOrders() []ordering {
 			}
 		}
 		build()
-		best := ev.score(order)
+		best := e.score(order)
 		try := func() bool {
 			build()
-			if s := ev.score(order); s.less(best) {
+			if s := e.score(order); s.less(best) {
 				best = s
 				return true
 			}
@@ -978,20 +977,36 @@ func (ev *evaluator) admissionOrders() []ordering {
 		build()
 		return ordering{scheme, append([]int(nil), order...)}
 	}
-	var out []ordering
 	// The front set runs in deadline order, less the fastest duration or
 	// not: which one meets more deadlines depends on the caps.
-	for _, key := range []struct {
+	keys := []struct {
 		name string
 		due  func(k int) float64
-	}{{"", due}, {"_edd", deadline}} {
-		byDue = sortedBy(n, key.due)
-		out = append(out,
-			admit("admission_stake"+key.name, sortedBy(n, func(k int) float64 { return -stake(k) })),
-			admit("admission_density"+key.name, sortedBy(n, func(k int) float64 { return -stake(k) / in.work[k] })),
-			admit("admission_due"+key.name, byDue))
+	}{{"", due}, {"_edd", deadline}}
+	res := make([][]ordering, len(keys))
+	run := func(e *evaluator, x int) {
+		byDue := sortedBy(n, keys[x].due)
+		name := keys[x].name
+		res[x] = []ordering{
+			admit(e, byDue, "admission_stake"+name, sortedBy(n, func(k int) float64 { return -stake(k) })),
+			admit(e, byDue, "admission_density"+name, sortedBy(n, func(k int) float64 { return -stake(k) / in.work[k] })),
+			admit(e, byDue, "admission_due"+name, byDue),
+		}
 	}
-	return out
+	// The two keys' orders are independent, J schedules each: the second
+	// key's are made on a goroutine of its own with its own evaluator
+	// (the answers are those of one goroutine: TestParallelSolveIsSerial).
+	other := newEvaluator(in)
+	var wg sync.WaitGroup
+	if ev.serial {
+		run(other, 1)
+	} else {
+		wg.Go(func() { run(other, 1) })
+	}
+	run(ev, 0)
+	wg.Wait()
+	ev.evaluations += other.evaluations
+	return append(res[0], res[1]...)
 }
 
 // thresholdOrders builds orders for minimax objectives by bisection on the
