@@ -1832,7 +1832,7 @@ type SolveRequest struct {
 	// Example: delta
 	Plan *SolveRequestPlan `json:"plan,omitempty"`
 
-	// Policy Policy is flex (default), fair, fifo or optimal (J <= 10).
+	// Policy Policy is flex (default), fair (J <= 20,000), fifo or optimal (J <= 10).
 	//
 	// Example: flex
 	Policy *SolveRequestPolicy `json:"policy,omitempty"`
@@ -1855,7 +1855,7 @@ type SolveRequestFairVariant string
 // Example: delta
 type SolveRequestPlan string
 
-// SolveRequestPolicy Policy is flex (default), fair, fifo or optimal (J <= 10).
+// SolveRequestPolicy Policy is flex (default), fair (J <= 20,000), fifo or optimal (J <= 10).
 //
 // Example: flex
 type SolveRequestPolicy string

@@ -189,6 +189,10 @@ func TestValidate(t *testing.T) {
 			req:  epochtest.Request(1).PhasePolicy("optimal", "").Jobs(mapJobs(11)...).Build(),
 			want: []string{"phase_policy.map"},
 		},
+		"fair over more than MaxFairJobs map jobs names the policy": {
+			req:  epochtest.Request(1).Policy("fair").Jobs(mapJobs(solver.MaxFairJobs + 1)...).Build(),
+			want: []string{"policy"},
+		},
 		"optimal for reduce ignores the map phase's size": {
 			req: epochtest.Request(1).PhasePolicy("", "optimal").Jobs(mapJobs(11)...).Build(),
 		},

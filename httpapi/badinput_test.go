@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/solver"
 )
 
 // manyJobs is a /v1/solve body with n minimal jobs.
@@ -60,6 +61,7 @@ func TestBadInput(t *testing.T) {
 		"deadline missing":       {"/v1/solve", `{"slots": 10, "objective": "avg_tardiness", "jobs": [{"id": "a", "max": 1, "work": 1}]}`, 422, []string{"jobs[0].deadline"}},
 		"optimal above 10":       {"/v1/solve", strings.Replace(manyJobs(11), `"slots": 100`, `"slots": 100, "policy": "optimal"`, 1), 422, nil},
 		"100001 jobs":            {"/v1/solve", manyJobs(100_001), 422, []string{"jobs"}},
+		"fair above its limit":   {"/v1/solve", strings.Replace(manyJobs(solver.MaxFairJobs+1), `"slots": 100`, `"slots": 100, "policy": "fair"`, 1), 422, []string{"jobs"}},
 		"overflow to infinity":   {"/v1/solve", `{"slots": 1, "jobs": [{"id": "a", "max": 1, "work": 1e308}, {"id": "b", "max": 1, "work": 1e308}, {"id": "c", "max": 1, "work": 1e308}]}`, 422, nil},
 		"9 MiB body":             {"/v1/solve", huge, 413, nil},
 		"epoch unknown field":    {"/v1/clusters/c1/epochs", strings.Replace(epochBody, `"pending": 20`, `"pendng": 20`, 1), 400, []string{"jobs[0].map.pendng"}},

@@ -23,7 +23,7 @@ type SolveRequest struct {
 	Now float64 `json:"now" example:"0"`
 	// Objective is a metric name (GET /v1/metrics); default avg_response_time.
 	Objective string `json:"objective,omitempty" example:"avg_response_time"`
-	// Policy is flex (default), fair, fifo or optimal (J <= 10).
+	// Policy is flex (default), fair (J <= 20,000), fifo or optimal (J <= 10).
 	Policy string `json:"policy,omitempty" example:"flex" enums:"flex,fair,fifo,optimal"`
 	// FairVariant selects Hadoop's fair share for policy fair: mrv1 (default) or yarn.
 	FairVariant string `json:"fair_variant,omitempty" enums:"mrv1,yarn"`

@@ -1,6 +1,8 @@
 package solver
 
 import (
+	"fmt"
+
 	"github.com/flexd/flexd/solver/fairshare"
 )
 
@@ -18,6 +20,12 @@ func (Fair) Name() string { return "fair" }
 
 // Solve implements Solver.
 func (Fair) Solve(p Problem) (Result, error) {
+	if len(p.Jobs) > MaxFairJobs {
+		return Result{}, &ValidationError{Problems: []FieldError{{
+			Field:   "jobs",
+			Message: fmt.Sprintf("policy \"fair\" plans at most %d jobs (its plan costs O(J^2)), got %d", MaxFairJobs, len(p.Jobs)),
+		}}}
+	}
 	in, err := newInstance(p)
 	if err != nil {
 		return Result{}, err
