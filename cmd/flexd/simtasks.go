@@ -58,7 +58,7 @@ func newSimulateTasksCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", tasksim.ScenarioESPLASH, "scenario: "+strings.Join(tasksim.Scenarios(), "|"))
-	fl.StringSliceVar(&f.detectors, "detectors", nil, "comma-separated detectors: none|late|yarn_default|esamr|esplash (default: esamr: late,esamr; esplash: none,yarn_default,esplash)")
+	fl.StringSliceVar(&f.detectors, "detectors", nil, "comma-separated detectors: none|late|yarn_default|esamr|esplash (default: esamr: late,esamr; esplash: none,yarn_default,esplash; sepb: the one SEPB wraps, late)")
 	fl.Uint64Var(&f.seed, "seed", 1, "random seed of the task times (the first, with --seeds)")
 	fl.IntVar(&f.seeds, "seeds", 1, "esplash, sepb, preschedule: average over this many seeds from --seed")
 	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(tasksim.Formats(), "|"))
@@ -94,6 +94,9 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	if err := tasksim.CheckDetectors(dets); err != nil {
 		return usageError{fmt.Errorf("--detectors: %w", err)}
 	}
+	if f.scenario == tasksim.ScenarioSEPB && (len(dets) != 1 || dets[0] == "none") {
+		return usageError{fmt.Errorf("--detectors: sepb wraps one detector (late, yarn_default, esamr or esplash), got %q", strings.Join(dets, ","))}
+	}
 	if f.plot != "" {
 		if err := checkPlotPath(f.plot); err != nil {
 			return usageError{fmt.Errorf("--plot: %w", err)}
@@ -112,10 +115,10 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		title = fmt.Sprintf("Slot PreScheduling scenario, Sort with 32 maps, seed %d", f.seed)
 	case tasksim.ScenarioSEPB:
 		var err error
-		if first, err = tasksim.SEPBConfig(10, 0.8, f.seed); err != nil {
+		if first, err = tasksim.SEPBConfig(10, 0.8, f.seed, dets[0]); err != nil {
 			return err
 		}
-		title = fmt.Sprintf("SEPB scenario, 10 jobs, LATE with SEPB at jobs_checked 0.8, seed %d", f.seed)
+		title = fmt.Sprintf("SEPB scenario, 10 jobs, %s with SEPB at jobs_checked 0.8, seed %d", dets[0], f.seed)
 	case tasksim.ScenarioFLEX42:
 		var err error
 		if first, err = tasksim.FLEX42Config("flex", false, 0.75, 1, 0.3, f.seed); err != nil {
@@ -168,7 +171,7 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		for i := range seeds {
 			seeds[i] = f.seed + uint64(i)
 		}
-		rows, err := tasksim.CompareSEPB([]int{5, 10, 20}, []float64{-1, 0, 0.2, 0.4, 0.6, 0.8, 1}, seeds)
+		rows, err := tasksim.CompareSEPB(dets[0], []int{5, 10, 20}, []float64{-1, 0, 0.2, 0.4, 0.6, 0.8, 1}, seeds)
 		if err != nil {
 			return err
 		}

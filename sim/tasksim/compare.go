@@ -1,6 +1,7 @@
 package tasksim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -165,8 +166,11 @@ func CompareESPLASH(seeds []uint64, detectors []string, dynamic bool) ([]ESPLASH
 // DefaultDetectors are each scenario's detectors: the papers' baselines
 // and the paper's own.
 func DefaultDetectors(scenario string) []string {
-	if scenario == ScenarioESAMR {
+	switch scenario {
+	case ScenarioESAMR:
 		return []string{string(estimate.Late), string(estimate.ESAMR)}
+	case ScenarioSEPB:
+		return []string{string(estimate.Late)}
 	}
 	return []string{string(estimate.DetectorNone), string(estimate.YARNDefault), string(estimate.ESPLASH)}
 }
@@ -238,11 +242,13 @@ func CompareFLEX42(seed uint64, slacks, cvs []float64) ([]FLEX42Row, error) {
 
 // SEPBRow is one cell of section 5.5's sweep, averaged over seeds.
 type SEPBRow struct {
+	// Detector is the detector SEPB wraps (late in the paper).
+	Detector    string  `json:"detector"`
 	Jobs        int     `json:"jobs"`
 	JobsChecked float64 `json:"jobs_checked"`
 	Makespan    float64 `json:"makespan"`
-	// Speedup is the makespan with SEPB off (LATE alone, the first
-	// setting run) over this one's, less 1.
+	// Speedup is the makespan with SEPB off (the detector alone, the
+	// first setting run) over this one's, less 1.
 	Speedup float64 `json:"speedup"`
 	Backups float64 `json:"backups_created"`
 	Killed  float64 `json:"backups_killed"`
@@ -255,19 +261,19 @@ type SEPBRow struct {
 	Seeds  int      `json:"seeds"`
 }
 
-// CompareSEPB sweeps jobs_checked for each job count, over the seeds; the
-// first setting is the base the others are compared with (pass -1, SEPB
-// off, first).
-func CompareSEPB(jobCounts []int, checked []float64, seeds []uint64) ([]SEPBRow, error) {
+// CompareSEPB sweeps jobs_checked for each job count, over the seeds, with
+// SEPB over detector (see SEPBConfig); the first setting is the base the
+// others are compared with (pass -1, SEPB off, first).
+func CompareSEPB(detector string, jobCounts []int, checked []float64, seeds []uint64) ([]SEPBRow, error) {
 	var rows []SEPBRow
 	for _, n := range jobCounts {
 		base := map[uint64]Report{}
 		for _, p := range checked {
 			// A negative jobs_checked is SEPB off: plain LATE, the base.
-			row := SEPBRow{Jobs: n, JobsChecked: p, Seeds: len(seeds), Slower: []string{}}
+			row := SEPBRow{Jobs: n, JobsChecked: p, Seeds: len(seeds), Slower: []string{}, Detector: cmp.Or(detector, string(estimate.Late))}
 			k := 1 / float64(len(seeds))
 			for _, seed := range seeds {
-				cfg, err := SEPBConfig(n, p, seed)
+				cfg, err := SEPBConfig(n, p, seed, detector)
 				if err != nil {
 					return nil, err
 				}

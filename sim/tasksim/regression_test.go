@@ -122,7 +122,7 @@ func TestFLEX42EstimateKeepsGain(t *testing.T) {
 // seed 1 (section 5.5's other direction, a makespan no longer than LATE's,
 // does not hold here: docs/speculation.md).
 func TestSEPBLocks(t *testing.T) {
-	rows, err := tasksim.CompareSEPB([]int{5, 10, 20}, []float64{-1, 0.8}, []uint64{1})
+	rows, err := tasksim.CompareSEPB("", []int{5, 10, 20}, []float64{-1, 0.8}, []uint64{1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,12 +77,16 @@ func WriteSEPB(w io.Writer, format string, rows []SEPBRow) error {
 	if format == "json" {
 		return writeJSON(w, rows)
 	}
-	fmt.Fprintln(w, "| jobs | jobs_checked | makespan (s) | speedup over LATE | backups created / killed | killed backups' run time (s) | attempts killed as slow | jobs slower than with LATE alone (first seed) |")
+	det := "LATE"
+	if len(rows) > 0 && rows[0].Detector != "late" {
+		det = rows[0].Detector
+	}
+	fmt.Fprintf(w, "| jobs | jobs_checked | makespan (s) | speedup over %s | backups created / killed | killed backups' run time (s) | attempts killed as slow | jobs slower than with %s alone (first seed) |\n", det, det)
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		checked := fmt.Sprintf("%.1f", r.JobsChecked)
 		if r.JobsChecked < 0 {
-			checked = "off (LATE)"
+			checked = "off (" + det + ")"
 		}
 		fmt.Fprintf(w, "| %d | %s | %.0f | %+.1f%% | %.1f / %.1f | %.0f | %.1f | %s |\n",
 			r.Jobs, checked, r.Makespan, 100*r.Speedup, r.Backups, r.Killed, r.Wasted, r.KilledSlow, strings.Join(r.Slower, " "))

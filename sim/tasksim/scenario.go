@@ -278,10 +278,10 @@ func pumaProfile(name string) (p Profile, maps, reduces int) {
 // SEPBConfig is section 5.5's run: 9 slaves of 10 map and 2 reduce slots
 // (D-B7), the first jobs of DynamicMR's Table 3 (J1-Jn) with synthetic
 // PUMA profiles (D-B8), all submitted at once, 5% of the tasks (drawn per
-// seed) 3 times slower, LATE as the detector with SEPB checking
-// jobsChecked of the jobs (SEPB off when negative), Hadoop's fair
+// seed) 3 times slower, detector (LATE in the paper; "" is late) with SEPB
+// checking jobsChecked of the jobs (SEPB off when negative), Hadoop's fair
 // scheduler.
-func SEPBConfig(jobs int, jobsChecked float64, seed uint64) (Config, error) {
+func SEPBConfig(jobs int, jobsChecked float64, seed uint64, detector string) (Config, error) {
 	if jobs < 1 || jobs > len(pumaJobs) {
 		return Config{}, fmt.Errorf("tasksim: sepb: %d jobs, want 1 to %d", jobs, len(pumaJobs))
 	}
@@ -303,7 +303,13 @@ func SEPBConfig(jobs int, jobsChecked float64, seed uint64) (Config, error) {
 		}
 		js = append(js, j)
 	}
-	spec := &httpapi.SpeculationConfig{Detector: string(estimate.Late)}
+	if detector == "" {
+		detector = string(estimate.Late)
+	}
+	if !validDetector(detector) || detector == string(estimate.DetectorNone) {
+		return Config{}, fmt.Errorf("tasksim: sepb: detector %q; one of late, yarn_default, esamr, esplash", detector)
+	}
+	spec := &httpapi.SpeculationConfig{Detector: detector}
 	if jobsChecked >= 0 {
 		checked := jobsChecked
 		spec.SEPB = &httpapi.SEPBParams{Enabled: true, JobsChecked: &checked}
