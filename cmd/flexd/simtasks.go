@@ -24,6 +24,12 @@ type taskFlags struct {
 	plot      string
 	basis     string
 	classify  string
+	straggler float64
+}
+
+// sepbOptions is the sepb scenario's variation from the flags.
+func (f taskFlags) sepbOptions(detector string) tasksim.SEPBOptions {
+	return tasksim.SEPBOptions{Detector: detector, StragglerFactor: f.straggler}
 }
 
 func newSimulateTasksCmd() *cobra.Command {
@@ -66,6 +72,7 @@ func newSimulateTasksCmd() *cobra.Command {
 	fl.StringVar(&f.basis, "esamr-basis", "", "esamr: what late and esamr compare a slow attempt on, execution_time (default) or time_to_end (Algorithm 4 as printed)")
 	fl.StringVar(&f.log, "log", "", "write one run's epoch requests to FILE as epochs.jsonl, replayable with flexd replay (the first detector's; esamr: with backups; esplash: scenario slow_level1; flex42: extrapolate, slack 0.75, CV 0.3; sepb: 10 jobs at 0.8; preschedule: Sort of 32 maps)")
 	fl.StringVar(&f.plot, "plot", "", "draw that run's attempts per node over time (backups marked) to FILE.png or FILE.svg")
+	fl.Float64Var(&f.straggler, "straggler-factor", 3, "sepb: how many times slower the straggling 5% of the tasks run, 1 to 100 (section 5.5: 3)")
 	return cmd
 }
 
@@ -83,6 +90,9 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 	case "", "execution_time", "time_to_end":
 	default:
 		return usageError{fmt.Errorf("--esamr-basis %q: want execution_time or time_to_end", f.basis)}
+	}
+	if !(f.straggler >= 1 && f.straggler <= 100) {
+		return usageError{fmt.Errorf("--straggler-factor %v: want 1 to 100", f.straggler)}
 	}
 	if f.seeds < 1 || f.seeds > 100 {
 		return usageError{fmt.Errorf("--seeds %d: want 1 to 100", f.seeds)}
@@ -115,7 +125,7 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		title = fmt.Sprintf("Slot PreScheduling scenario, Sort with 32 maps, seed %d", f.seed)
 	case tasksim.ScenarioSEPB:
 		var err error
-		if first, err = tasksim.SEPBConfig(10, 0.8, f.seed, dets[0]); err != nil {
+		if first, err = tasksim.SEPBConfig(10, 0.8, f.seed, f.sepbOptions(dets[0])); err != nil {
 			return err
 		}
 		title = fmt.Sprintf("SEPB scenario, 10 jobs, %s with SEPB at jobs_checked 0.8, seed %d", dets[0], f.seed)
@@ -171,7 +181,7 @@ func runTasks(cmd *cobra.Command, f taskFlags) error {
 		for i := range seeds {
 			seeds[i] = f.seed + uint64(i)
 		}
-		rows, err := tasksim.CompareSEPB(dets[0], []int{5, 10, 20}, []float64{-1, 0, 0.2, 0.4, 0.6, 0.8, 1}, seeds)
+		rows, err := tasksim.CompareSEPB(f.sepbOptions(dets[0]), []int{5, 10, 20}, []float64{-1, 0, 0.2, 0.4, 0.6, 0.8, 1}, seeds)
 		if err != nil {
 			return err
 		}

@@ -54,7 +54,7 @@ func TestSimulateTasks(t *testing.T) {
 func TestSimulateTasksUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"--scenario", "late"}, {"--detectors", "magic"}, {"--format", "csv"}, {"--esamr-basis", "x"}, {"--seeds", "0"},
-		{"--plot", "x.gif"}, {"--detectors", "late,esamr", "--scenario", "sepb"}, {"--detectors", "none", "--scenario", "sepb"},
+		{"--plot", "x.gif"}, {"--detectors", "late,esamr", "--scenario", "sepb"}, {"--detectors", "none", "--scenario", "sepb"}, {"--straggler-factor", "0.5"},
 	} {
 		root := newRootCmd()
 		root.SetOut(&bytes.Buffer{})

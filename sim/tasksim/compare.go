@@ -261,19 +261,19 @@ type SEPBRow struct {
 	Seeds  int      `json:"seeds"`
 }
 
-// CompareSEPB sweeps jobs_checked for each job count, over the seeds, with
-// SEPB over detector (see SEPBConfig); the first setting is the base the
+// CompareSEPB sweeps jobs_checked for each job count, over the seeds, the
+// runs varied by opt (see SEPBConfig); the first setting is the base the
 // others are compared with (pass -1, SEPB off, first).
-func CompareSEPB(detector string, jobCounts []int, checked []float64, seeds []uint64) ([]SEPBRow, error) {
+func CompareSEPB(opt SEPBOptions, jobCounts []int, checked []float64, seeds []uint64) ([]SEPBRow, error) {
 	var rows []SEPBRow
 	for _, n := range jobCounts {
 		base := map[uint64]Report{}
 		for _, p := range checked {
 			// A negative jobs_checked is SEPB off: plain LATE, the base.
-			row := SEPBRow{Jobs: n, JobsChecked: p, Seeds: len(seeds), Slower: []string{}, Detector: cmp.Or(detector, string(estimate.Late))}
+			row := SEPBRow{Jobs: n, JobsChecked: p, Seeds: len(seeds), Slower: []string{}, Detector: cmp.Or(opt.Detector, string(estimate.Late))}
 			k := 1 / float64(len(seeds))
 			for _, seed := range seeds {
-				cfg, err := SEPBConfig(n, p, seed, detector)
+				cfg, err := SEPBConfig(n, p, seed, opt)
 				if err != nil {
 					return nil, err
 				}

@@ -1,6 +1,7 @@
 package tasksim
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -275,15 +276,32 @@ func pumaProfile(name string) (p Profile, maps, reduces int) {
 	return p, shape.maps, shape.reduces
 }
 
+// SEPBOptions vary section 5.5's run beyond the paper's.
+type SEPBOptions struct {
+	// Detector is the detector SEPB wraps: "" is late, the paper's.
+	Detector string
+	// StragglerFactor is how many times slower the straggling 5% of the
+	// tasks run: 0 is 3, the specification's.
+	StragglerFactor float64
+}
+
 // SEPBConfig is section 5.5's run: 9 slaves of 10 map and 2 reduce slots
 // (D-B7), the first jobs of DynamicMR's Table 3 (J1-Jn) with synthetic
 // PUMA profiles (D-B8), all submitted at once, 5% of the tasks (drawn per
-// seed) 3 times slower, detector (LATE in the paper; "" is late) with SEPB
+// seed) 3 times slower, LATE as the detector (both as opt varies) with SEPB
 // checking jobsChecked of the jobs (SEPB off when negative), Hadoop's fair
 // scheduler.
-func SEPBConfig(jobs int, jobsChecked float64, seed uint64, detector string) (Config, error) {
+func SEPBConfig(jobs int, jobsChecked float64, seed uint64, opt SEPBOptions) (Config, error) {
 	if jobs < 1 || jobs > len(pumaJobs) {
 		return Config{}, fmt.Errorf("tasksim: sepb: %d jobs, want 1 to %d", jobs, len(pumaJobs))
+	}
+	detector := cmp.Or(opt.Detector, string(estimate.Late))
+	factor := cmp.Or(opt.StragglerFactor, 3)
+	if !(factor >= 1 && factor <= 100) {
+		return Config{}, fmt.Errorf("tasksim: sepb: straggler factor %v, want 1 to 100", factor)
+	}
+	if !validDetector(detector) || detector == string(estimate.DetectorNone) {
+		return Config{}, fmt.Errorf("tasksim: sepb: detector %q; one of late, yarn_default, esamr, esplash", detector)
 	}
 	var nodes []Node
 	for i := range 9 {
@@ -297,17 +315,11 @@ func SEPBConfig(jobs int, jobsChecked float64, seed uint64, detector string) (Co
 		for ph, n := range []int{maps, reduces} {
 			for k := range n {
 				if rng.Float64() < 0.05 {
-					j.Straggle = append(j.Straggle, Straggle{Phase: phaseName(ph), Index: k, Stage: AllStages, Factor: 3})
+					j.Straggle = append(j.Straggle, Straggle{Phase: phaseName(ph), Index: k, Stage: AllStages, Factor: factor})
 				}
 			}
 		}
 		js = append(js, j)
-	}
-	if detector == "" {
-		detector = string(estimate.Late)
-	}
-	if !validDetector(detector) || detector == string(estimate.DetectorNone) {
-		return Config{}, fmt.Errorf("tasksim: sepb: detector %q; one of late, yarn_default, esamr, esplash", detector)
 	}
 	spec := &httpapi.SpeculationConfig{Detector: detector}
 	if jobsChecked >= 0 {
