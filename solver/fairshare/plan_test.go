@@ -138,8 +138,10 @@ func TestPlanProperties(t *testing.T) {
 	})
 }
 
-// FuzzPlan feeds arbitrary valid instances to Plan: it must not panic and
-// its plan must keep every invariant.
+// FuzzPlan feeds arbitrary valid instances to Plan: it must not panic, its
+// plan must keep every invariant and be the direct computation's bit for
+// bit; so must the faster plans' forms that stress them (every repeated
+// weight a class; YARN brackets that hardly last).
 func FuzzPlan(f *testing.F) {
 	f.Add([]byte{10, 3, 0, 10, 0, 1, 20, 0, 10, 0, 1, 60, 0, 4, 0, 1, 8})
 	f.Add([]byte{1, 0})
@@ -148,6 +150,13 @@ func FuzzPlan(f *testing.F) {
 		jobs, total, v := decodeInstance(data)
 		p := Plan(v, jobs, total, 0)
 		checkPlan(t, v, jobs, total, 0, p)
+		want := planRecompute(v, jobs, total, 0)
+		samePlan(t, want, p)
+		if v == YARN {
+			samePlan(t, want, planYARNWith(jobs, total, 0, 1e-6))
+		} else {
+			samePlan(t, want, planEventsWith(jobs, total, 0, 0, nearCompletions, 2))
+		}
 	})
 }
 
