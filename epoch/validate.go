@@ -314,20 +314,16 @@ func (v *validator) jobLevel(req Request) {
 }
 
 // phaseProblem runs solver.Validate on a phase problem and keeps what it
-// says about phase fields, at the request's paths; it also enforces
-// "optimal"'s and "fair"'s size limits, which the solvers check only when
-// solving.
+// says about phase fields, at the request's paths; it also enforces the
+// policies' own job limits (solver.JobLimit: "optimal", "fair"), which the
+// solvers check only when solving.
 func (v *validator) phaseProblem(pp PhaseProblem) {
 	if len(pp.Problem.Jobs) == 0 {
 		return
 	}
-	if pp.Policy == "optimal" && len(pp.Problem.Jobs) > solver.MaxOptimalJobs {
-		v.add(-1, pp.PolicyField, "", "policy \"optimal\" is exhaustive and takes at most %d jobs, the %s phase has %d",
-			solver.MaxOptimalJobs, pp.Phase, len(pp.Problem.Jobs))
-	}
-	if pp.Policy == "fair" && len(pp.Problem.Jobs) > solver.MaxFairJobs {
-		v.add(-1, pp.PolicyField, "", "policy \"fair\" plans at most %d jobs (its plan costs O(J^2)), the %s phase has %d",
-			solver.MaxFairJobs, pp.Phase, len(pp.Problem.Jobs))
+	if limit, why, ok := solver.JobLimit(pp.Policy); ok && len(pp.Problem.Jobs) > limit {
+		v.add(-1, pp.PolicyField, "", "policy %q %s and takes at most %d jobs, the %s phase has %d",
+			pp.Policy, why, limit, pp.Phase, len(pp.Problem.Jobs))
 	}
 	for _, fe := range problemsOf(solver.Validate(pp.Problem)) {
 		k, rest, isJob := splitJobPath(fe.Field)

@@ -81,15 +81,7 @@ func (Optimal) Solve(p Problem) (Result, error) {
 	return res, nil
 }
 
-func checkOptimalSize(p Problem) error {
-	if len(p.Jobs) > MaxOptimalJobs {
-		return &ValidationError{Problems: []FieldError{{
-			Field:   "jobs",
-			Message: fmt.Sprintf("policy \"optimal\" is exhaustive and takes at most %d jobs, got %d", MaxOptimalJobs, len(p.Jobs)),
-		}}}
-	}
-	return nil
-}
+func checkOptimalSize(p Problem) error { return checkJobLimit("optimal", len(p.Jobs)) }
 
 // Exhaustive returns, for each metric, the least objective any MPS order
 // reaches on p (OPT of FLEX section 4.1), in one pass over the J! orders:

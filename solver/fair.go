@@ -1,8 +1,6 @@
 package solver
 
 import (
-	"fmt"
-
 	"github.com/flexd/flexd/solver/fairshare"
 )
 
@@ -20,11 +18,8 @@ func (Fair) Name() string { return "fair" }
 
 // Solve implements Solver.
 func (Fair) Solve(p Problem) (Result, error) {
-	if len(p.Jobs) > MaxFairJobs {
-		return Result{}, &ValidationError{Problems: []FieldError{{
-			Field:   "jobs",
-			Message: fmt.Sprintf("policy \"fair\" plans at most %d jobs (its plan costs O(J^2)), got %d", MaxFairJobs, len(p.Jobs)),
-		}}}
+	if err := checkJobLimit("fair", len(p.Jobs)); err != nil {
+		return Result{}, err
 	}
 	in, err := newInstance(p)
 	if err != nil {

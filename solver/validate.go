@@ -32,6 +32,30 @@ const (
 	MaxOptimalJobs = 10
 )
 
+// JobLimit is the most jobs policy takes when its cost holds it below
+// MaxJobs ("optimal", "fair"), with why; ok is false for the others.
+func JobLimit(policy string) (limit int, why string, ok bool) {
+	switch policy {
+	case "optimal":
+		return MaxOptimalJobs, "is exhaustive", true
+	case "fair":
+		return MaxFairJobs, "plans in O(J^2)", true
+	}
+	return 0, "", false
+}
+
+// checkJobLimit is the ValidationError, naming jobs, of a problem of n
+// jobs over policy's JobLimit; nil within it.
+func checkJobLimit(policy string, n int) error {
+	if limit, why, ok := JobLimit(policy); ok && n > limit {
+		return &ValidationError{Problems: []FieldError{{
+			Field:   "jobs",
+			Message: fmt.Sprintf("policy %q %s and takes at most %d jobs, got %d", policy, why, limit, n),
+		}}}
+	}
+	return nil
+}
+
 // FieldError is one problem with one field of a problem, located by its
 // JSON path as the HTTP API names it ("jobs[3].sla[1].deadline").
 type FieldError struct {

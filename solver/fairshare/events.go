@@ -332,14 +332,7 @@ func (e *evPlanner) look(j int32, r float64) {
 	e.sumO += counted(o, c) - counted(oldO, old)
 	switch {
 	case c != old:
-		switch old {
-		case clsAbove:
-			e.above--
-		case clsWindow:
-			e.leaveWindow(js)
-		case clsGroup:
-			e.groupRemove(j)
-		}
+		e.leaveClass(j, old)
 		switch c {
 		case clsAbove:
 			e.above++
@@ -401,18 +394,24 @@ func (e *evPlanner) leaveWindow(js *jobState) {
 	js.winPos = -1
 }
 
+// leaveClass takes job j out of class c's count or list (the window, its
+// weight class); sumO and elig are the callers'.
+func (e *evPlanner) leaveClass(j int32, c int8) {
+	switch c {
+	case clsAbove:
+		e.above--
+	case clsWindow:
+		e.leaveWindow(&e.js[j])
+	case clsGroup:
+		e.groupRemove(j)
+	}
+}
+
 // forget takes job j's counts out (when it leaves).
 func (e *evPlanner) forget(j int32) {
 	js := &e.js[j]
 	e.sumO -= counted(js.o, js.cls)
-	switch js.cls {
-	case clsAbove:
-		e.above--
-	case clsWindow:
-		e.leaveWindow(js)
-	case clsGroup:
-		e.groupRemove(j)
-	}
+	e.leaveClass(j, js.cls)
 	if js.cls != clsCapped {
 		e.elig--
 	}
