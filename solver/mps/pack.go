@@ -131,11 +131,14 @@ type Packer struct {
 // since, so its projected completion is tUpd + rem/cur. It is brought up to
 // date only when cur changes, which happens O(1) times amortised.
 type jobState struct {
-	rem   float64 // remaining work at tUpd, slot-seconds
-	tUpd  float64 // elapsed seconds (since Input.Now) of the last accounting
-	cur   int     // slots held now
-	hidx  int32   // index in the heap, -1 while not in it (cur == 0 or done)
-	pos   int32   // position in the priority order
+	rem  float64 // remaining work at tUpd, slot-seconds
+	tUpd float64 // elapsed seconds (since Input.Now) of the last accounting
+	// cur is the slots held now: int32 (MaxSlots is 10^7 in package
+	// solver; check panics past math.MaxInt32) keeps the state at 32
+	// bytes, which Resume copies whole at every call.
+	cur   int32
+	hidx  int32 // index in the heap, -1 while not in it (cur == 0 or done)
+	pos   int32 // position in the priority order
 	live  bool
 	dirty bool // listed in Packer.dirty
 }
@@ -231,7 +234,7 @@ func (p *Packer) BoundCompletions(order []int, out []float64) {
 func (p *Packer) run(in Input, order []int, out []float64, first []int) {
 	p.prepare(in, order)
 	for j := range first {
-		first[j] = p.jobs[j].cur
+		first[j] = int(p.jobs[j].cur)
 	}
 	p.loop(out, first, len(in.Work), 0, 0)
 }
@@ -338,7 +341,7 @@ func (p *Packer) prepare(in Input, order []int) {
 	sumMin := 0
 	for j := range n {
 		sumMin += in.Min[j]
-		p.jobs[j] = jobState{rem: in.Work[j], cur: in.Min[j], hidx: -1, pos: p.jobs[j].pos, live: true}
+		p.jobs[j] = jobState{rem: in.Work[j], cur: int32(in.Min[j]), hidx: -1, pos: p.jobs[j].pos, live: true}
 	}
 	p.in, p.order = in, order
 	p.slack, p.used, p.ptr = in.Slots-sumMin, 0, 0
@@ -361,11 +364,11 @@ func (p *Packer) prepare(in Input, order []int) {
 		js := &p.jobs[j]
 		d := in.Max[j] - in.Min[j]
 		if left := p.slack - p.used; left < d {
-			js.cur += left
+			js.cur += int32(left)
 			break
 		}
 		p.used += d
-		js.cur = in.Max[j]
+		js.cur = int32(in.Max[j])
 	}
 	for j := range p.jobs {
 		js := &p.jobs[j]
@@ -373,7 +376,7 @@ func (p *Packer) prepare(in Input, order []int) {
 			p.markDirty(int32(j))
 		}
 		// A job at its minimum is on the mins list.
-		if js.cur > 0 && js.cur != in.Min[j] {
+		if js.cur > 0 && int(js.cur) != in.Min[j] {
 			js.hidx = int32(len(p.heap))
 			p.heap = append(p.heap, heapEntry{at: js.rem / float64(js.cur), pos: js.pos, job: int32(j)})
 		}
@@ -389,8 +392,8 @@ func (p *Packer) check(in Input) {
 	if len(in.Min) != n || len(in.Max) != n {
 		panic(fmt.Sprintf("mps: len(Min) = %d, len(Max) = %d, want len(Work) = %d", len(in.Min), len(in.Max), n))
 	}
-	if n > math.MaxInt32 {
-		panic(fmt.Sprintf("mps: %d jobs, at most %d supported", n, math.MaxInt32))
+	if n > math.MaxInt32 || in.Slots > math.MaxInt32 {
+		panic(fmt.Sprintf("mps: %d jobs and %d slots, at most %d of each supported", n, in.Slots, math.MaxInt32))
 	}
 	if math.IsNaN(in.Now) || math.IsInf(in.Now, 0) {
 		panic(fmt.Sprintf("mps: Now = %v, want finite", in.Now))
@@ -455,14 +458,17 @@ func (p *Packer) advance(t float64) {
 // decrease, so its projected completion only moves earlier.
 func (p *Packer) setSlots(j int32, s int, t float64) {
 	js := &p.jobs[j]
-	if js.cur == s {
+	if int(js.cur) == s {
 		return
 	}
 	if js.cur > 0 {
-		js.rem = max(0, js.rem-float64(js.cur)*(t-js.tUpd))
+		// Not the builtin max, which orders NaNs and costs a call here.
+		if js.rem -= float64(js.cur) * (t - js.tUpd); js.rem < 0 {
+			js.rem = 0
+		}
 	}
 	js.tUpd = t
-	js.cur = s
+	js.cur = int32(s)
 	at := t + js.rem/float64(s)
 	if js.hidx < 0 {
 		js.hidx = int32(len(p.heap))
@@ -496,9 +502,9 @@ func (p *Packer) emit(start, end float64) {
 	for _, j := range p.dirty {
 		js := &p.jobs[j]
 		js.dirty = false
-		if js.cur != p.emitted[j] {
-			p.emitted[j] = js.cur
-			p.changes = append(p.changes, Change{Job: int(j), Slots: js.cur})
+		if int(js.cur) != p.emitted[j] {
+			p.emitted[j] = int(js.cur)
+			p.changes = append(p.changes, Change{Job: int(j), Slots: int(js.cur)})
 		}
 	}
 	p.dirty = p.dirty[:0]

@@ -237,7 +237,7 @@ func (p *Packer) snapshot(ev, live int, t float64) {
 	p.ncp++
 	cp.need = p.ptr
 	if p.ptr < len(p.order) {
-		if j := p.order[p.ptr]; p.jobs[j].cur > p.in.Min[j] {
+		if j := p.order[p.ptr]; int(p.jobs[j].cur) > p.in.Min[j] {
 			cp.need = p.ptr + 1
 		}
 	}
