@@ -484,6 +484,9 @@ type evaluator struct {
 	// and tie-breaker, for scoreEstimate.
 	base              score
 	basePen, baseRamp []float64
+	// baseHot says which jobs the incumbent finishes late, or past their
+	// deadline less the margin (see mayGain).
+	baseHot []bool
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).
@@ -593,9 +596,16 @@ func (ev *evaluator) scoreCompletions() score {
 // earlier completion is added everywhere, so that, all else equal, earlier
 // is better.
 func (ev *evaluator) ramp(k int, c float64) float64 {
+	return 1e-6*(c-ev.in.now) + ev.pull(k, c)
+}
+
+// pull is ramp less its pull towards earlier completion. On the deadline
+// metrics it is positive only once c passes a deadline less the
+// evaluator's margin: the jobs a move can help (evaluator.mayGain).
+func (ev *evaluator) pull(k int, c float64) float64 {
 	in := ev.in
 	j := &in.pj[k]
-	r := 1e-6 * (c - in.now)
+	r := 0.0
 	switch ev.rampKind[k] {
 	case rampTardy:
 		r += late(c, ev.early(j.Deadline))

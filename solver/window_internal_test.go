@@ -1,0 +1,66 @@
+package solver
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/flexd/flexd/penalty"
+)
+
+// TestMayGain checks window search's rule for skipping moves on sums of
+// deadline penalties: a job moves earlier only if the incumbent finishes it
+// late or within the margin of its deadline, and later only if a job it
+// lets by is. Every job holds one slot throughout, so each finishes at
+// 10 s whatever the order; past the first five, jobs due at 100 s make the
+// problem one for the search at scale.
+func TestMayGain(t *testing.T) {
+	n := maxExhaustiveSearchJobs + 1
+	p := Problem{Slots: n, Metric: penalty.WeightedTardiness}
+	for k := range n {
+		d := 100.0
+		if k < 5 {
+			d = []float64{100, 5, 100, 100, 15}[k]
+		}
+		p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("j%02d", k), Min: 1, Max: 1, Work: 10, Weight: 1, Deadline: d, HasDeadline: true})
+	}
+	in, err := newInstance(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newEvaluator(in)
+	if ev.margin == 0 || in.jobs[4].Deadline != 15 {
+		t.Fatalf("%d jobs: not the search at scale, or jobs not in ID order", n)
+	}
+	order := make([]int, n) // j1 late; j4 on time, 5 s before its deadline
+	for k := range order {
+		order[k] = k
+	}
+	cases := []struct {
+		i, k int
+		want bool
+	}{
+		{1, 0, true},  // j1, late, earlier
+		{2, 0, false}, // j2, on time, earlier
+		{4, 2, false}, // j4, on time, earlier
+		{0, 2, true},  // j0 later, past j1
+		{0, 5, true},  // j0 later, past j1 to j4
+		{2, 4, false}, // j2 later, past j3 only
+		{2, 5, false}, // j2 later, past j3 and j4
+	}
+	check := func(label string, flip map[[2]int]bool) {
+		t.Helper()
+		for _, c := range cases {
+			want := c.want != flip[[2]int{c.i, c.k}]
+			if got := ev.mayGain(order, c.i, c.k); got != want {
+				t.Errorf("%s: moving position %d to before %d: mayGain %v, want %v", label, c.i, c.k, got, want)
+			}
+		}
+	}
+	ev.setBase(order)
+	check("default margin", nil)
+	// With a margin of half the time to each deadline, j4 (due at 15,
+	// done at 10, anticipated from 7.5) counts as late too.
+	ev.margin = 0.5
+	ev.setBase(order)
+	check("margin 0.5", map[[2]int]bool{{4, 2}: true, {2, 5}: true})
+}
