@@ -36,6 +36,6 @@ go test -pgo=off ./httpapi -run '^$' -bench 'BenchmarkSolveRequest' -benchtime 2
 log "profiling the solver"
 go test -pgo=off ./solver -run '^$' -bench 'BenchmarkSolve/policy=flex/metric=.*/jobs=(100|200|1000)/' -benchtime 10x \
 	-cpuprofile "$tmp/solver.pprof" -o "$tmp/solver.test" >/dev/null
-go tool pprof -proto "$tmp/epoch.pprof" "$tmp/solve.pprof" "$tmp/solver.pprof" >"$tmp/default.pgo" 2>/dev/null
+go tool pprof -proto "$tmp/epoch.pprof" "$tmp/solve.pprof" "$tmp/solver.pprof" >"$tmp/default.pgo"
 mv "$tmp/default.pgo" cmd/flexd/default.pgo
 log "wrote cmd/flexd/default.pgo ($(wc -c <cmd/flexd/default.pgo) bytes)"

@@ -242,8 +242,8 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 // in the kicked descents of iterated search. From about 150 jobs, at the
 // default effort, that descent runs out of budget before it converges (at
 // J = 200 no kick is left), and the skipped moves let it get further:
-// weighted tardiness 1.058 -> 1.035 of the best known on average (second
-// setting 1.062 -> 1.033). Below, it converges either way, and the descent
+// weighted tardiness 1.065 -> 1.042 of the best known on average (second
+// setting 1.063 -> 1.034). Below, it converges either way, and the descent
 // that skips ends in a worse basin on 2 of the 10 base-case instances at J
 // = 100 (weighted tardiness 1.150 and 1.123 against 1.000 and 1.004).
 const pruneFirstJobs = 150
