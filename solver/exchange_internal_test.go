@@ -173,3 +173,25 @@ func TestParallelSolveIsSerial(t *testing.T) {
 		}
 	}
 }
+
+// TestScreenCandidates: swapSearch's screening offers, for a late job, the
+// front jobs due no later than it, the ones with the most work first (ties
+// in stake order), at most k of them.
+func TestScreenCandidates(t *testing.T) {
+	byStake := []int{4, 0, 3, 1, 5, 2, 6}
+	front := []bool{true, true, false, true, true, true, true}
+	dueAt := []float64{5, 3, 1, 9, 7, 2, 7}
+	work := []float64{10, 30, 50, 20, 10, 30, 99}
+	// Job 4 (due at 7): jobs 0, 1, 5 and 6 are in front and due no later
+	// (2 is not in front, 3 is due later); by work 6, then 1 and 5 (equal:
+	// 1 first in stake order), then 0.
+	for k, want := range [][]int{{}, {6}, {6, 1}, {6, 1, 5}, {6, 1, 5, 0}, {6, 1, 5, 0}} {
+		if got := screenCandidates(4, byStake, front, dueAt, work, k, nil); !slices.Equal(got, want) {
+			t.Errorf("k = %d: %v, want %v", k, got, want)
+		}
+	}
+	// The late job itself is never offered, even when in front.
+	if got := screenCandidates(6, byStake, front, dueAt, work, 10, nil); slices.Contains(got, 6) {
+		t.Errorf("job 6 offered against itself: %v", got)
+	}
+}
