@@ -180,8 +180,8 @@ func (ev *evaluator) windowSearch(start []int, s score, budget, window, reach in
 	targets := make([]int, 0, 2*window+32)
 	// Moves that cannot pay are skipped on the search at scale (mayGain):
 	// in the kicked descents of iterated search always, in a descent over
-	// the whole order from pruneFirstJobs jobs.
-	prune := ev.margin > 0 && ev.in.agg == penalty.Sum && ev.plateau && (!whole || n >= pruneFirstJobs)
+	// the whole order from budgetBoundJobs jobs.
+	prune := ev.margin > 0 && ev.in.agg == penalty.Sum && ev.plateau && (!whole || n >= budgetBoundJobs)
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		for i := 0; i < n && inc.spent() < budget; i++ {
@@ -237,16 +237,23 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 	return false
 }
 
-// pruneFirstJobs is the number of jobs from which window search skips the
-// moves mayGain rules out in a descent over the whole order too, not only
-// in the kicked descents of iterated search. From about 150 jobs, at the
-// default effort, that descent runs out of budget before it converges (at
-// J = 200 no kick is left), and the skipped moves let it get further:
-// weighted tardiness 1.065 -> 1.042 of the best known on average (second
-// setting 1.063 -> 1.034). Below, it converges either way, and the descent
-// that skips ends in a worse basin on 2 of the 10 base-case instances at J
-// = 100 (weighted tardiness 1.150 and 1.123 against 1.000 and 1.004).
-const pruneFirstJobs = 150
+// budgetBoundJobs is the number of jobs from which, at the default effort,
+// the searches at scale run out of budget before their first descent
+// converges (at J = 200 window search has no kick left, and the exchanges
+// of tardy jobs do not finish their first pass), and from which two of
+// them change course:
+//   - window search skips the moves mayGain rules out in its descent over
+//     the whole order too, not only in the kicked descents: weighted
+//     tardiness at J = 200 1.065 -> 1.042 of the best known on average
+//     (second setting 1.063 -> 1.034). Below, that descent converges
+//     either way, and skipping ends in a worse basin on 2 of the 10
+//     base-case instances at J = 100 (weighted tardiness 1.150 and 1.123
+//     against 1.000 and 1.004);
+//   - swapSearch screens the two-for-one trades (screenPairFront), which
+//     its full loops never reach there. Below, it sent one base-case
+//     instance at J = 100 to another basin (weighted tardy jobs 1.000 ->
+//     1.111) and changed nothing else.
+const budgetBoundJobs = 150
 
 // maxJump bounds window search's jumps: it tries distances 2 window, 4
 // window, ... below maxJump (6, 12 and 24 positions). A move's estimate runs
@@ -669,6 +676,41 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 			}
 			front[l] = wasFront
 		}
+		// Past budgetBoundJobs the full loops below never reach their last
+		// stage, two late jobs in for one: screen those trades too, each
+		// pair of late jobs against the few front jobs with the most work
+		// due no later than the later of the two.
+		if !improved && n >= budgetBoundJobs {
+		screenPairs:
+			for a, l := range late {
+				for _, l2 := range late[a+1:] {
+					wa, wb := front[l], front[l2]
+					front[l], front[l2] = true, true
+					last := l
+					if dueAt[l2] > dueAt[l] {
+						last = l2
+					}
+					outs := screenCandidates(last, byStake, front, dueAt, in.work, screenPairFront+2, cands)
+					outs = slices.DeleteFunc(outs, func(o int) bool { return o == l || o == l2 })
+					for _, o := range outs[:min(len(outs), screenPairFront)] {
+						if inc.spent() >= budget {
+							front[l], front[l2] = wa, wb
+							break screenPairs
+						}
+						if in.stake(o) >= in.stake(l)+in.stake(l2) {
+							continue
+						}
+						front[o] = false
+						if try() {
+							improved = true
+							break screenPairs
+						}
+						front[o] = true
+					}
+					front[l], front[l2] = wa, wb
+				}
+			}
+		}
 		// Exchanges of one for one, then of one for two jobs due before it.
 		for pairs := 0; pairs < 2 && !improved; pairs++ {
 		moves:
@@ -753,6 +795,17 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 // 0.438 / 0.434 / 0.428 / 0.446 with 1 / 2 / 5 / 8 / 12 / 20 partners,
 // 0.483 with every front job due before (docs/solver-at-scale.md).
 const screenFront = 8
+
+// screenPairFront is how many front jobs swapSearch's screening of
+// two-for-one trades (past budgetBoundJobs) tries to give up for each pair
+// of late jobs: the front jobs due no later than the later of the two, the
+// most work first. At J = 200, summed excess over the best known of tardy
+// jobs and weighted tardy jobs on 14 cells (base case and second setting,
+// unseen seeds 7 to 9), 0.434 -> 0.322: tardy jobs in the base case
+// 1.045 -> 1.025, seeds 8 and 9 1.074 / 1.070 -> 1.056 / 1.014; weighted
+// 1.070 -> 1.049, seeds 8 and 9 1.045 / 1.037 -> 1.043 / 1.028; seed 7
+// weighted 1.014 -> 1.028 (docs/solver-at-scale.md).
+const screenPairFront = 3
 
 // screenCandidates writes into buf and returns up to k jobs, other than l,
 // that are in front and due no later than l (dueAt), those with the most
