@@ -185,13 +185,17 @@ func TestScreenCandidates(t *testing.T) {
 	// Job 4 (due at 7): jobs 0, 1, 5 and 6 are in front and due no later
 	// (2 is not in front, 3 is due later); by work 6, then 1 and 5 (equal:
 	// 1 first in stake order), then 0.
+	byWork := mostWorkFirst(byStake, work)
+	if want := []int{6, 2, 1, 5, 3, 4, 0}; !slices.Equal(byWork, want) {
+		t.Fatalf("mostWorkFirst: %v, want %v", byWork, want)
+	}
 	for k, want := range [][]int{{}, {6}, {6, 1}, {6, 1, 5}, {6, 1, 5, 0}, {6, 1, 5, 0}} {
-		if got := screenCandidates(4, byStake, front, dueAt, work, k, nil); !slices.Equal(got, want) {
+		if got := screenCandidates(4, byWork, front, dueAt, k, nil); !slices.Equal(got, want) {
 			t.Errorf("k = %d: %v, want %v", k, got, want)
 		}
 	}
 	// The late job itself is never offered, even when in front.
-	if got := screenCandidates(6, byStake, front, dueAt, work, 10, nil); slices.Contains(got, 6) {
+	if got := screenCandidates(6, byWork, front, dueAt, 10, nil); slices.Contains(got, 6) {
 		t.Errorf("job 6 offered against itself: %v", got)
 	}
 }

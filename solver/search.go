@@ -638,6 +638,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 		dueAt[k] = in.reachableDue(k)
 	}
 	late := make([]int, 0, n)
+	byWork := mostWorkFirst(byStake, in.work)
 	cands := make([]int, 0, n)
 	screened := map[[2]int]bool{}
 	for improved := true; improved && inc.spent() < budget; {
@@ -662,7 +663,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 		for _, l := range late {
 			wasFront := front[l]
 			front[l] = true
-			for _, o := range screenCandidates(l, byStake, front, dueAt, in.work, screenFront, cands) {
+			for _, o := range screenCandidates(l, byWork, front, dueAt, screenFront, cands) {
 				if inc.spent() >= budget {
 					break
 				}
@@ -690,7 +691,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 					if dueAt[l2] > dueAt[l] {
 						last = l2
 					}
-					outs := screenCandidates(last, byStake, front, dueAt, in.work, screenPairFront+2, cands)
+					outs := screenCandidates(last, byWork, front, dueAt, screenPairFront+2, cands)
 					outs = slices.DeleteFunc(outs, func(o int) bool { return o == l || o == l2 })
 					for _, o := range outs[:min(len(outs), screenPairFront)] {
 						if inc.spent() >= budget {
@@ -807,18 +808,28 @@ const screenFront = 8
 // weighted 1.014 -> 1.028 (docs/solver-at-scale.md).
 const screenPairFront = 3
 
-// screenCandidates writes into buf and returns up to k jobs, other than l,
-// that are in front and due no later than l (dueAt), those with the most
-// work first, ties in byStake's order.
-func screenCandidates(l int, byStake []int, front []bool, dueAt, work []float64, k int, buf []int) []int {
+// mostWorkFirst is order sorted by work, the most first, ties kept in
+// order's order: the order in which screenCandidates offers jobs.
+func mostWorkFirst(order []int, work []float64) []int {
+	o := slices.Clone(order)
+	slices.SortStableFunc(o, func(a, b int) int { return cmp.Compare(work[b], work[a]) })
+	return o
+}
+
+// screenCandidates writes into buf and returns the first k jobs of byWork
+// (mostWorkFirst's order), other than l, that are in front and due no later
+// than l (dueAt).
+func screenCandidates(l int, byWork []int, front []bool, dueAt []float64, k int, buf []int) []int {
 	buf = buf[:0]
-	for _, o := range byStake {
+	for _, o := range byWork {
+		if len(buf) == k {
+			break
+		}
 		if o != l && front[o] && dueAt[o] <= dueAt[l] {
 			buf = append(buf, o)
 		}
 	}
-	slices.SortStableFunc(buf, func(a, b int) int { return cmp.Compare(work[b], work[a]) })
-	return buf[:min(len(buf), k)]
+	return buf
 }
 
 // onTimeSet reports which jobs order schedules with no penalty.
