@@ -268,15 +268,21 @@ func (ev *evaluator) scoreDistinct(os []ordering) []scoredOrder {
 func (ev *evaluator) defaultBudget(atScale bool) int {
 	n, plateau := len(ev.in.jobs), ev.plateau
 	if atScale {
-		due := dueEvaluations
+		due, flatFrom := dueEvaluations, dueTaperJobs
 		if ev.tardyOnly {
-			due = dueTardyEvaluations
+			due, flatFrom = dueTardyEvaluations, dueEvaluationsJobs
 		}
 		// Up to dueTaperJobs the evaluations fall as 1/sqrt(J), so the
 		// time grows about as sqrt(J) (a schedule costs about J log J);
 		// past it as 1/J^2, so that the time falls again towards the
-		// J = 1,000 bar of the step metrics.
-		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, dueTaperJobs)))
+		// J = 1,000 bar of the step metrics. On tardy jobs they stay
+		// flat from dueEvaluationsJobs to dueTaperJobs instead: most of
+		// that search is the two keys' exchanges, on two goroutines, and
+		// at J = 200 it took 23 ms against a bar of 60 with its first
+		// pass unfinished (docs/solver-at-scale.md: 1.41 times the
+		// budget there took the summed excess over the best known of the
+		// 10 cells at J = 200 from 0.273 to 0.211, twice to 0.155).
+		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom, dueTaperJobs)))
 		if n > dueTaperJobs {
 			f := float64(dueTaperJobs) / float64(n)
 			e *= f * f
