@@ -630,6 +630,16 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 		p, q := changedSpan(cand, inc.order)
 		return p < q && inc.try(cand, p, q)
 	}
+	// giveUp tries the front without job o: kept if it pays, undone if
+	// not.
+	giveUp := func(o int) bool {
+		front[o] = false
+		if try() {
+			return true
+		}
+		front[o] = true
+		return false
+	}
 	// Front jobs by stake, least first: the cheapest to give up are tried
 	// first, and the loops stop once a stake passes the bound.
 	byStake := sortedBy(n, in.stake)
@@ -668,12 +678,10 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 					break
 				}
 				screened[[2]int{l, o}] = true
-				front[o] = false
-				if try() {
+				if giveUp(o) {
 					improved = true
 					break screen
 				}
-				front[o] = true
 			}
 			front[l] = wasFront
 		}
@@ -701,12 +709,10 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 						if in.stake(o) >= in.stake(l)+in.stake(l2) {
 							continue
 						}
-						front[o] = false
-						if try() {
+						if giveUp(o) {
 							improved = true
 							break screenPairs
 						}
-						front[o] = true
 					}
 					front[l], front[l2] = wa, wb
 				}
@@ -739,12 +745,10 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 							if o2 == l || !front[o2] || dueAt[o2] > dueAt[l] {
 								continue
 							}
-							front[o2] = false
-							if try() {
+							if giveUp(o2) {
 								improved = true
 								break moves
 							}
-							front[o2] = true
 						}
 					}
 					front[o] = true
@@ -766,12 +770,10 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 						if o == l || o == l2 || !front[o] || dueAt[o] > max(dueAt[l], dueAt[l2]) {
 							continue
 						}
-						front[o] = false
-						if try() {
+						if giveUp(o) {
 							improved = true
 							break pairsIn
 						}
-						front[o] = true
 					}
 					front[l], front[l2] = wa, wb
 				}
