@@ -190,12 +190,13 @@ func TestScreenCandidates(t *testing.T) {
 		t.Fatalf("mostWorkFirst: %v, want %v", byWork, want)
 	}
 	for k, want := range [][]int{{}, {6}, {6, 1}, {6, 1, 5}, {6, 1, 5, 0}, {6, 1, 5, 0}} {
-		if got := screenCandidates(4, byWork, front, dueAt, k, nil); !slices.Equal(got, want) {
+		if got := screenCandidates(byWork, front, dueAt, dueAt[4], k, nil, 4); !slices.Equal(got, want) {
 			t.Errorf("k = %d: %v, want %v", k, got, want)
 		}
 	}
-	// The late job itself is never offered, even when in front.
-	if got := screenCandidates(6, byWork, front, dueAt, 10, nil); slices.Contains(got, 6) {
-		t.Errorf("job 6 offered against itself: %v", got)
+	// The jobs excepted are never offered, even when in front and due
+	// in time (the late jobs themselves).
+	if got := screenCandidates(byWork, front, dueAt, dueAt[6], 10, nil, 6, 1); slices.Contains(got, 6) || slices.Contains(got, 1) {
+		t.Errorf("jobs 6 and 1 excepted, offered: %v", got)
 	}
 }

@@ -268,6 +268,8 @@ func (ev *evaluator) scoreDistinct(os []ordering) []scoredOrder {
 func (ev *evaluator) defaultBudget(atScale bool) int {
 	n, plateau := len(ev.in.jobs), ev.plateau
 	if atScale {
+		// flatFrom is the size from which the evaluations stop falling
+		// as 1/sqrt(J).
 		due, flatFrom := dueEvaluations, dueTaperJobs
 		if ev.tardyOnly {
 			due, flatFrom = dueTardyEvaluations, dueEvaluationsJobs
@@ -282,7 +284,7 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// pass unfinished (docs/solver-at-scale.md: 1.41 times the
 		// budget there took the summed excess over the best known of the
 		// 10 cells at J = 200 from 0.273 to 0.211, twice to 0.155).
-		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom, dueTaperJobs)))
+		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom)))
 		if n > dueTaperJobs {
 			f := float64(dueTaperJobs) / float64(n)
 			e *= f * f
@@ -602,7 +604,12 @@ func (ev *evaluator) scoreCompletions() score {
 // earlier completion is added everywhere, so that, all else equal, earlier
 // is better.
 func (ev *evaluator) ramp(k int, c float64) float64 {
-	return 1e-6*(c-ev.in.now) + ev.pull(k, c)
+	return ev.rampWith(c, ev.pull(k, c))
+}
+
+// rampWith is ramp for a completion c whose pull is known.
+func (ev *evaluator) rampWith(c, pull float64) float64 {
+	return 1e-6*(c-ev.in.now) + pull
 }
 
 // pull is ramp less its pull towards earlier completion. On the deadline

@@ -44,10 +44,8 @@ func (ev *evaluator) setBase(order []int) {
 	for k, c := range ev.completions {
 		ev.basePen[k] = ev.in.fn[k].At(c)
 		if ev.plateau {
-			// ramp's own sum, in its order: the estimates' differences
-			// stay bit for bit what they were.
 			pull := ev.pull(k, c)
-			ev.baseRamp[k] = 1e-6*(c-ev.in.now) + pull
+			ev.baseRamp[k] = ev.rampWith(c, pull)
 			ev.baseHot[k] = pull > 0 || ev.basePen[k] > 0
 		}
 	}
@@ -673,7 +671,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 		for _, l := range late {
 			wasFront := front[l]
 			front[l] = true
-			for _, o := range screenCandidates(l, byWork, front, dueAt, screenFront, cands) {
+			for _, o := range screenCandidates(byWork, front, dueAt, dueAt[l], screenFront, cands, l) {
 				if inc.spent() >= budget {
 					break
 				}
@@ -695,13 +693,8 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 				for _, l2 := range late[a+1:] {
 					wa, wb := front[l], front[l2]
 					front[l], front[l2] = true, true
-					last := l
-					if dueAt[l2] > dueAt[l] {
-						last = l2
-					}
-					outs := screenCandidates(last, byWork, front, dueAt, screenPairFront+2, cands)
-					outs = slices.DeleteFunc(outs, func(o int) bool { return o == l || o == l2 })
-					for _, o := range outs[:min(len(outs), screenPairFront)] {
+					due := max(dueAt[l], dueAt[l2])
+					for _, o := range screenCandidates(byWork, front, dueAt, due, screenPairFront, cands, l, l2) {
 						if inc.spent() >= budget {
 							front[l], front[l2] = wa, wb
 							break screenPairs
@@ -819,15 +812,15 @@ func mostWorkFirst(order []int, work []float64) []int {
 }
 
 // screenCandidates writes into buf and returns the first k jobs of byWork
-// (mostWorkFirst's order), other than l, that are in front and due no later
-// than l (dueAt).
-func screenCandidates(l int, byWork []int, front []bool, dueAt []float64, k int, buf []int) []int {
+// (mostWorkFirst's order) that are in front, due no later than due (by
+// dueAt) and not among except.
+func screenCandidates(byWork []int, front []bool, dueAt []float64, due float64, k int, buf []int, except ...int) []int {
 	buf = buf[:0]
 	for _, o := range byWork {
 		if len(buf) == k {
 			break
 		}
-		if o != l && front[o] && dueAt[o] <= dueAt[l] {
+		if front[o] && dueAt[o] <= due && !slices.Contains(except, o) {
 			buf = append(buf, o)
 		}
 	}
@@ -857,7 +850,8 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
 	in := ev.in
 	n := len(start)
-	lv := &levels{in: in, backRank: make([]int, n), first: make([]int, n), none: make([]int, n), level: make([]int, n)}
+	lv := &levels{in: in, backRank: make([]int, n), first: make([]int, n), none: make([]int, n), level: make([]int, n),
+		byWork: mostWorkFirst(identity(n), in.work)}
 	for x, k := range back {
 		lv.backRank[k] = x
 	}
@@ -926,6 +920,10 @@ type levels struct {
 	// reachable step; none the target that means given up; level its
 	// target.
 	backRank, first, none, level []int
+	// byWork is every job, the most work first: the order in which
+	// levelDescent's exchanges try partners (made once per levelSearch,
+	// not at every descent).
+	byWork []int
 }
 
 // key is job k's place in the order: targeted jobs (0) by their target's
@@ -1036,7 +1034,6 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 		}
 	}
 	lookX := slices.Clone(look)
-	byWork := mostWorkFirst(identity(n), lv.in.work)
 	var ks []int
 	try := func(ks ...int) bool {
 		lv.rebuild(cand, ks...)
@@ -1092,7 +1089,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 				gain := lv.cost(k, level[k]+1) - lv.cost(k, level[k])
 				_, dk := lv.key(k)
 				partners := 0
-				for _, o := range byWork {
+				for _, o := range lv.byWork {
 					if inc.spent() >= budget {
 						break
 					}
