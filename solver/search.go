@@ -108,9 +108,23 @@ func (in *incumbent) spent() int {
 	return in.full + (in.estimated+n-1)/n
 }
 
-func (ev *evaluator) newIncumbent(order []int, s score) *incumbent {
-	in := &incumbent{ev: ev, order: slices.Clone(order), s: s}
+// newIncumbent makes order, scored *s, the incumbent; with s nil it is
+// scored from the run that records it, one evaluation, instead of by a
+// run of its own (a kicked descent would otherwise schedule its start
+// twice).
+func (ev *evaluator) newIncumbent(order []int, s *score) *incumbent {
+	in := &incumbent{ev: ev, order: slices.Clone(order)}
 	in.record()
+	if s != nil {
+		in.s = *s
+		return in
+	}
+	ev.evaluations++
+	if ev.in.agg == penalty.Sum {
+		in.s = ev.base
+	} else {
+		in.s = ev.scoreCompletions()
+	}
 	return in
 }
 
@@ -163,8 +177,9 @@ func (in *incumbent) try(cand []int, p, q int) bool {
 // scheduled from the incumbent's state before p (mps.Packer.Resume). And
 // screening: a move is first estimated by scheduling only until its
 // schedule meets the incumbent's again (mps.Packer.Estimate), about the
-// moved span instead of the rest of the order.
-func (ev *evaluator) windowSearch(start []int, s score, budget, window, reach int, look []bool) ([]int, score, int) {
+// moved span instead of the rest of the order. start's score is *s, or,
+// with s nil, taken from the run that records it (newIncumbent).
+func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach int, look []bool) ([]int, score, int) {
 	n := len(start)
 	inc := ev.newIncumbent(start, s)
 	cand := make([]int, n)
@@ -299,8 +314,7 @@ func (ev *evaluator) iterate(best scoredOrder, budget, window, reach int, rng *r
 		doubleBridge(kick, walk.o.order, a, b, c)
 		clear(look)
 		markAround(look, a, c, reach)
-		s0 := ev.score(kick)
-		o, s, used := ev.windowSearch(kick, s0, budget-spent-1, window, reach, look)
+		o, s, used := ev.windowSearch(kick, nil, budget-spent-1, window, reach, look)
 		spent += used + 1
 		if cmpTol(s.value, walk.s.value) <= 0 {
 			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", o}, s}
@@ -340,7 +354,7 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 	cand := make([]int, n)
 	build := func() { buildSplit(cand, front, due, back) }
 	build()
-	inc := ev.newIncumbent(cand, ev.score(cand))
+	inc := ev.newIncumbent(cand, nil)
 	inc.full++
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
@@ -492,7 +506,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		best = best.beatenBy(o, s, "+level")
 	}
 	if left := budget - spent; left > 0 {
-		o, s, used := ev.windowSearch(best.o.order, best.s, left, searchWindow, searchWindow, nil)
+		o, s, used := ev.windowSearch(best.o.order, &best.s, left, searchWindow, searchWindow, nil)
 		spent += used
 		best = best.beatenBy(o, s, "+window")
 	}
@@ -621,7 +635,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 		front[k] = front[k] && !hopeless[k]
 	}
 	build()
-	inc := ev.newIncumbent(cand, ev.score(cand))
+	inc := ev.newIncumbent(cand, nil)
 	inc.full++
 	try := func() bool {
 		build()
@@ -1024,7 +1038,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	n := len(cand)
 	level, first, none := lv.level, lv.first, lv.none
 	lv.build(cand)
-	inc := ev.newIncumbent(cand, ev.score(cand))
+	inc := ev.newIncumbent(cand, nil)
 	inc.full++
 	exchanges := look == nil
 	if look == nil {
@@ -1131,8 +1145,9 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 // incumbent's prefix (mps.Packer.Resume). First improvement of the score
 // (the maximum, then the tie-breaker that sums every job's penalty, so a
 // pass also makes progress when the maximum is tied), until a pass finds
-// nothing or the budget is spent.
-func (ev *evaluator) criticalSearch(start []int, s score, budget int) ([]int, score, int) {
+// nothing or the budget is spent. start's score is *s (nil: taken from
+// the run that records it, as windowSearch does).
+func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, score, int) {
 	n := len(start)
 	inc := ev.newIncumbent(start, s)
 	cand := make([]int, n)
@@ -1204,7 +1219,7 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int)
 		cuts := []int{a + 1 + rng.IntN(span), a + 1 + rng.IntN(span)}
 		slices.Sort(cuts)
 		doubleBridge(kick, walk, a, cuts[0], cuts[1])
-		o, s, used := ev.criticalSearch(kick, ev.score(kick), budget-spent-2)
+		o, s, used := ev.criticalSearch(kick, nil, budget-spent-2)
 		spent += used + 2
 		if cmpTol(s.value, walkS.value) <= 0 {
 			walk, walkS = o, s
