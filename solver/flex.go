@@ -1019,16 +1019,7 @@ func (ev *evaluator) admissionOrders() []ordering {
 	// The two keys' orders are independent, J schedules each: the second
 	// key's are made on a goroutine of its own with its own evaluator
 	// (the answers are those of one goroutine: TestParallelSolveIsSerial).
-	other := newEvaluator(in)
-	var wg sync.WaitGroup
-	if ev.serial {
-		run(other, 1)
-	} else {
-		wg.Go(func() { run(other, 1) })
-	}
-	run(ev, 0)
-	wg.Wait()
-	ev.evaluations += other.evaluations
+	ev.atOnce(len(keys), run)
 	return append(res[0], res[1]...)
 }
 

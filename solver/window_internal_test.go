@@ -2,6 +2,8 @@ package solver
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/flexd/flexd/penalty"
@@ -63,4 +65,44 @@ func TestMayGain(t *testing.T) {
 	ev.margin = 0.5
 	ev.setBase(order)
 	check("margin 0.5", map[[2]int]bool{{4, 2}: true, {2, 5}: true})
+}
+
+// TestIterateWalks checks that the walks of the search at scale are each
+// the walk iterate makes alone from the same order with its own kicks, and
+// that iterateWalks answers the best of them, the first among equals; on
+// some instance the second walk must be the better, or it buys nothing.
+func TestIterateWalks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	secondWon := 0
+	for i := range 8 {
+		m := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}[i%2]
+		p := deadlineProblem(rng, 30+rng.IntN(40), m)
+		in, err := newInstance(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := newEvaluator(in)
+		start := sortedBy(len(in.jobs), in.reachableDue)
+		best := scoredOrder{ordering{"edd", start}, ev.score(start)}
+		const budget = 300
+		got := ev.iterateWalks(best, budget)
+		var alone [walks]scoredOrder
+		want := best
+		for x := range walks {
+			e := newEvaluator(in)
+			alone[x] = e.iterate(best, budget, searchWindow, searchWindow, rand.New(rand.NewPCG(uint64(len(start)), 0x6b1c+uint64(x))))
+			if alone[x].s.less(want.s) {
+				want = alone[x]
+			}
+		}
+		if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
+			t.Errorf("instance %d (%s, %d jobs): iterateWalks %v, best walk alone %v", i, m, len(start), got.s, want.s)
+		}
+		if alone[1].s.less(alone[0].s) {
+			secondWon++
+		}
+	}
+	if secondWon == 0 {
+		t.Error("the second walk never beat the first")
+	}
 }
