@@ -197,7 +197,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 			if pre.s.less(best.s) {
 				best = pre
 			}
-			improved = ev.dueSearch(best, budget-budget/10)
+			improved = ev.dueSearches(best, tried, budget-budget/10)
 		} else {
 			improved = ev.improve(tried, budget)
 			if in.agg == penalty.Max && n > maxExhaustiveSearchJobs {
@@ -495,6 +495,9 @@ type evaluator struct {
 	// baseHot says which jobs the incumbent finishes late, or past their
 	// deadline less the margin (see mayGain).
 	baseHot []bool
+	// walks is how many iterated walks run at once (see walks): one in
+	// each of dueSearches' searches, which run at once themselves.
+	walks int
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).
@@ -512,7 +515,7 @@ const (
 )
 
 func newEvaluator(in *instance) *evaluator {
-	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs))}
+	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs)), walks: walks}
 	ev.packer.Bind(ev.input)
 	ev.rampKind = make([]rampKind, len(in.jobs))
 	for k, m := range in.metrics {
