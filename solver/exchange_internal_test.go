@@ -200,3 +200,41 @@ func TestScreenCandidates(t *testing.T) {
 		t.Errorf("jobs 6 and 1 excepted, offered: %v", got)
 	}
 }
+
+// TestExchangeKeysCountOnce: from budgetBoundJobs jobs the two keys'
+// searches count the larger of their spendings, as their time goes, and
+// below it both; each key's search is the one it makes alone.
+func TestExchangeKeysCountOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 3))
+	for _, n := range []int{budgetBoundJobs - 30, budgetBoundJobs + 10} {
+		p := deadlineProblem(rng, n, penalty.WeightedTardyJobs)
+		in, err := newInstance(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := newEvaluator(in)
+		start := sortedBy(n, in.reachableDue)
+		best := scoredOrder{ordering{"edd", start}, ev.score(start)}
+		onTime := ev.onTimeSet(start)
+		back := identity(n)
+		keys := []dueKey{{"split_edd", in.reachableDue}, {"split_due", func(k int) float64 { return in.reachableDue(k) + float64(k%3) }}}
+		const budget = 600
+		_, spent := ev.exchangeKeys(keys, onTime, back, best, 7, budget)
+		var used [2]int
+		for x, key := range keys {
+			e := newEvaluator(in)
+			front := slices.Clone(onTime)
+			due := sortedBy(n, key.due)
+			_, _, u1 := e.splitSearch(front, due, back, budget/(2*splitShare))
+			_, _, u2 := e.swapSearch(front, due, back, budget/(2*swapShare))
+			used[x] = u1 + u2
+		}
+		want := 7 + used[0] + used[1]
+		if n >= budgetBoundJobs {
+			want = 7 + max(used[0], used[1])
+		}
+		if spent != want {
+			t.Errorf("%d jobs: spent %d, want %d (keys %d and %d)", n, spent, want, used[0], used[1])
+		}
+	}
+}
