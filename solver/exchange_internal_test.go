@@ -151,7 +151,8 @@ func TestParallelSolveIsSerial(t *testing.T) {
 		jobs int
 	}{
 		{penalty.AvgResponseTime, parallelScoreJobs}, {penalty.MaxStretch, parallelScoreJobs}, {penalty.WeightedTardyJobs, parallelScoreJobs},
-		{penalty.TardyJobs, 100}, {penalty.AvgTardiness, 80}, {penalty.WeightedTardiness, 150}, {penalty.SLACost, 120},
+		{penalty.TardyJobs, 100}, {penalty.TardyJobs, budgetBoundJobs}, {penalty.AvgTardiness, 80}, {penalty.WeightedTardiness, 150}, {penalty.SLACost, 120},
+		{penalty.SLACost, budgetBoundJobs},
 	} {
 		m := c.m
 		p := deadlineProblem(rng, c.jobs+rng.IntN(c.jobs/4), m)

@@ -498,6 +498,8 @@ type evaluator struct {
 	// walks is how many iterated walks run at once (see walks): one in
 	// each of dueSearches' searches, which run at once themselves.
 	walks int
+	// noSplit skips the split descent on SLA cost (dueSearches).
+	noSplit bool
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).

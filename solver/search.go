@@ -376,35 +376,44 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 	return inc.order, inc.s, inc.spent()
 }
 
-// dueSearches is dueSearch from best with the given budget; on tardiness
-// alone, two of them at once (each with one walk), the second from the
-// best of the scored candidates sorted that is not best's order (the best
-// candidate itself when best is the pre-phase's improvement of it), and
-// the better answer, the first's among equals. At J = 200 the first
-// descent (window search) spends most of the budget, so a second walk
-// does nothing there, and a second start does: the two starts end in
-// different basins (docs/solver-at-scale.md: weighted_tardiness at J = 200
-// 1.042 -> 1.034, unseen seeds 7 to 9 1.046 / 1.027 / 1.030 -> 1.026 /
-// 1.017 / 1.016). On SLA cost two walks did better than two starts (J = 100
-// 1.020 against 1.025), and tardy jobs already run their two keys at once.
+// dueSearches is dueSearch from best with the given budget or, where a
+// second core buys more as a second search than as a second walk (see
+// walks), two searches at once, each with one walk and the whole budget,
+// and the better answer, the first's among equals:
+//
+//   - on tardiness alone, the second from the best of the scored
+//     candidates sorted that is not best's order (the best candidate
+//     itself when best is the pre-phase's improvement of it). At J = 200
+//     the first window descent spends most of the budget, so a second walk
+//     does nothing there, and a second start ends in another basin
+//     (docs/solver-at-scale.md: weighted_tardiness at J = 200 1.042 ->
+//     1.034, unseen seeds 7 to 9 1.046 / 1.027 / 1.030 -> 1.026 / 1.017 /
+//     1.016);
+//   - on SLA cost from budgetBoundJobs jobs, the second without the split
+//     descent: the level search from best itself (J = 200 1.059 -> 1.047,
+//     second setting 1.060 -> 1.045 with its worst instance 1.143 ->
+//     1.085). At J = 100, where the iterated stage is most of the solve,
+//     two walks did better (1.021 against 1.022, second setting 1.035
+//     against 1.044).
+//
+// Tardy jobs run their two keys' searches at once already (exchangeKeys).
 func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget int) scoredOrder {
-	if !ev.tardinessOnly {
-		return ev.dueSearch(best, budget)
-	}
-	second := -1
-	for x, t := range sorted {
-		if !slices.Equal(t.o.order, best.o.order) {
-			second = x
-			break
+	starts := [2]scoredOrder{best, best}
+	switch {
+	case ev.slaOnly && len(ev.in.jobs) >= budgetBoundJobs:
+	case ev.tardinessOnly:
+		second := slices.IndexFunc(sorted, func(t scoredOrder) bool { return !slices.Equal(t.o.order, best.o.order) })
+		if second < 0 {
+			return ev.dueSearch(best, budget)
 		}
-	}
-	if second < 0 {
+		starts[1] = sorted[second]
+	default:
 		return ev.dueSearch(best, budget)
 	}
-	starts := [2]scoredOrder{best, sorted[second]}
 	var res [2]scoredOrder
 	ev.atOnce(2, func(e *evaluator, x int) {
 		e.walks = 1
+		e.noSplit = ev.slaOnly && x == 1
 		res[x] = e.dueSearch(starts[x], budget)
 	})
 	if res[1].s.less(res[0].s) {
@@ -469,6 +478,11 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// 1.02 times as long (BenchmarkSolve: J = 100 up to 1.13, J = 200
 		// no slower).
 		keys = keys[:1]
+		if ev.noSplit {
+			// dueSearches' second search on SLA cost: the level
+			// search from best itself.
+			keys = nil
+		}
 	}
 	// exchangesFromBest runs the exchanges (swapSearch) from the on-time
 	// set of the best order so far under the deadline key.

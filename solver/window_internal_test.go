@@ -107,58 +107,70 @@ func TestIterateWalks(t *testing.T) {
 	}
 }
 
-// TestDueSearches checks that on tardiness alone the search at scale is
-// two searches, each the one dueSearch makes alone with one walk, from the
-// best order and from the best other candidate, and that it answers the
-// better; on some instance the second start must win, or it buys nothing.
+// TestDueSearches checks that where the search at scale is two searches
+// at once, each is the one dueSearch makes alone with one walk: on
+// tardiness alone from the best order and from the best other candidate,
+// on SLA cost from budgetBoundJobs jobs from the best order with the split
+// descent and without it; and that it answers the better. On some
+// instance the second must win, or it buys nothing.
 func TestDueSearches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
-	secondWon := 0
-	for i := range 10 {
-		m := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}[i%2]
-		p := deadlineProblem(rng, 30+rng.IntN(60), m)
-		in, err := newInstance(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ev := newEvaluator(in)
-		var sorted []scoredOrder
-		for _, o := range in.classicalOrders() {
-			sorted = append(sorted, scoredOrder{o, ev.score(o.order)})
-		}
-		slices.SortStableFunc(sorted, func(a, b scoredOrder) int {
-			if a.s.less(b.s) {
-				return -1
+	for _, c := range []struct {
+		metrics    []penalty.Metric
+		jobs, more int
+		budget     int
+	}{
+		{[]penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}, 30, 60, 400},
+		{[]penalty.Metric{penalty.SLACost}, budgetBoundJobs, 20, 300},
+	} {
+		secondWon := 0
+		for i := range 10 {
+			m := c.metrics[i%len(c.metrics)]
+			p := deadlineProblem(rng, c.jobs+rng.IntN(c.more), m)
+			in, err := newInstance(p)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if b.s.less(a.s) {
-				return 1
+			ev := newEvaluator(in)
+			var sorted []scoredOrder
+			for _, o := range in.classicalOrders() {
+				sorted = append(sorted, scoredOrder{o, ev.score(o.order)})
 			}
-			return 0
-		})
-		best := sorted[0]
-		const budget = 400
-		got := ev.dueSearches(best, sorted, budget)
-		var alone [2]scoredOrder
-		for x := range 2 {
-			start := best
-			if x == 1 {
-				y := slices.IndexFunc(sorted, func(s scoredOrder) bool { return !slices.Equal(s.o.order, best.o.order) })
-				start = sorted[y]
+			slices.SortStableFunc(sorted, func(a, b scoredOrder) int {
+				if a.s.less(b.s) {
+					return -1
+				}
+				if b.s.less(a.s) {
+					return 1
+				}
+				return 0
+			})
+			best := sorted[0]
+			got := ev.dueSearches(best, sorted, c.budget)
+			var alone [2]scoredOrder
+			for x := range 2 {
+				start := best
+				e := newEvaluator(in)
+				e.walks = 1
+				if x == 1 && m == penalty.SLACost {
+					e.noSplit = true
+				} else if x == 1 {
+					y := slices.IndexFunc(sorted, func(s scoredOrder) bool { return !slices.Equal(s.o.order, best.o.order) })
+					start = sorted[y]
+				}
+				alone[x] = e.dueSearch(start, c.budget)
 			}
-			e := newEvaluator(in)
-			e.walks = 1
-			alone[x] = e.dueSearch(start, budget)
+			want := alone[0]
+			if alone[1].s.less(alone[0].s) {
+				want = alone[1]
+				secondWon++
+			}
+			if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
+				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, len(p.Jobs), got.s, want.s)
+			}
 		}
-		want := alone[0]
-		if alone[1].s.less(alone[0].s) {
-			want = alone[1]
-			secondWon++
+		if secondWon == 0 {
+			t.Errorf("%v: the second search never won", c.metrics)
 		}
-		if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
-			t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, len(p.Jobs), got.s, want.s)
-		}
-	}
-	if secondWon == 0 {
-		t.Error("the second start never won")
 	}
 }
