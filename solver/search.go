@@ -674,10 +674,12 @@ func (ev *evaluator) atOnce(k int, run func(e *evaluator, x int)) {
 // the same order (iterateWalks, levelSearch), each with kicks of its own and
 // the whole budget left: on two cores in about the time of one (J = 100),
 // and the better of two beats one walk (docs/solver-at-scale.md: SLA cost
-// at J = 100 1.027 -> 1.020 of the best known, J = 200 1.057 -> 1.052, no
-// sum of deadline penalties worse in 70 cells). Two walks sharing the
-// budget, the same work as one, lost to one. On one core the stage takes
-// twice as long; the answer does not depend on the cores.
+// at J = 100 1.027 -> 1.020 of the best known, second setting 1.044 ->
+// 1.035, no sum of deadline penalties worse in 70 cells). Two walks
+// sharing the budget, the same work as one, lost to one. On one core the
+// stage takes twice as long; the answer does not depend on the cores.
+// Where two whole searches run at once instead (dueSearches), each has one
+// walk.
 const walks = 2
 
 // iterateWalks is iterate from best with the given budget for each of
