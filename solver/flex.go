@@ -63,6 +63,15 @@ const (
 	// found one tardy job fewer on one instance of fifteen and weighted
 	// tardy jobs 0.5% lower on average, at 1.6 times the time.
 	dueTardyEvaluations = 2_500
+	// slaTwoSearchesShare scales the budget on SLA cost from
+	// budgetBoundJobs jobs, where two searches run at once
+	// (dueSearches): at J = 200 the whole budget took 72 ms against a bar
+	// of 60, 0.7 of it 52 ms, and the two searches at 0.7 are about as good
+	// as one search was at the whole budget (docs/solver-at-scale.md:
+	// summed excess over the best known, five cells at J = 200, 0.204 with
+	// one search, 0.179 with two at the whole budget, 0.203 at 0.75, 0.217
+	// at 0.7).
+	slaTwoSearchesShare = 0.7
 	dueTaperJobs        = 200
 	// criticalEvaluations is the budget of criticalSearch (maxima past
 	// maxExhaustiveSearchJobs) up to dueTaperJobs jobs: at J = 200 it
@@ -285,6 +294,9 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// budget there took the summed excess over the best known of the
 		// 10 cells at J = 200 from 0.273 to 0.211, twice to 0.155).
 		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom)))
+		if ev.slaOnly && n >= budgetBoundJobs {
+			e *= slaTwoSearchesShare
+		}
 		if n > dueTaperJobs {
 			f := float64(dueTaperJobs) / float64(n)
 			e *= f * f

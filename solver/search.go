@@ -390,11 +390,13 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 //     1.034, unseen seeds 7 to 9 1.046 / 1.027 / 1.030 -> 1.026 / 1.017 /
 //     1.016);
 //   - on SLA cost from budgetBoundJobs jobs, the second without the split
-//     descent: the level search from best itself (J = 200 1.059 -> 1.047,
-//     second setting 1.060 -> 1.045 with its worst instance 1.143 ->
-//     1.085). At J = 100, where the iterated stage is most of the solve,
-//     two walks did better (1.021 against 1.022, second setting 1.035
-//     against 1.044).
+//     descent: the level search from best itself (at the same budget,
+//     J = 200 1.059 -> 1.047, second setting 1.060 -> 1.045 with its worst
+//     instance 1.143 -> 1.085; the budget there is then cut to
+//     slaTwoSearchesShare to meet the time bar, at about the quality of
+//     one search). At J = 100, where the iterated stage is most of the
+//     solve, two walks did better (1.021 against 1.022, second setting
+//     1.035 against 1.044).
 //
 // Tardy jobs run their two keys' searches at once already (exchangeKeys).
 func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget int) scoredOrder {
