@@ -183,7 +183,6 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 	n := len(start)
 	inc := ev.newIncumbent(start, s)
 	cand := make([]int, n)
-	whole := look == nil
 	if look == nil {
 		look = make([]bool, n)
 		for i := range look {
@@ -191,10 +190,9 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 		}
 	}
 	targets := make([]int, 0, 2*window+32)
-	// Moves that cannot pay are skipped on the search at scale (mayGain):
-	// in the kicked descents of iterated search always, in a descent over
-	// the whole order from budgetBoundJobs jobs.
-	prune := ev.margin > 0 && ev.in.agg == penalty.Sum && ev.plateau && (!whole || n >= budgetBoundJobs)
+	// Moves that cannot pay are skipped on the search at scale (mayGain),
+	// in every descent (see mayGain for when that was measured).
+	prune := ev.margin > 0 && ev.in.agg == penalty.Sum && ev.plateau
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		for i := 0; i < n && inc.spent() < budget; i++ {
@@ -238,6 +236,15 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 // objective. But it skips 30 to 55% of window search's moves at J = 100
 // and 13 to 30% at J = 200, and the budget they took goes to further
 // descents and kicks (docs/solver-at-scale.md has the measurements).
+//
+// Window search skips them in every descent. In the descent over the whole
+// order it did so at first only from budgetBoundJobs jobs: below, that
+// descent converges anyway, and skipping sent 2 of 10 base-case instances
+// at J = 100 to worse basins. With two searches from two starts on
+// tardiness (dueSearches) a worse basin in one is hedged by the other,
+// and skipping everywhere did better: avg_tardiness at J = 100 1.013 ->
+// 1.004, weighted tardy jobs in the second setting at J = 50 1.024 ->
+// 1.000, 5 of 70 sum cells better and 2 worse (within 1%).
 func (ev *evaluator) mayGain(order []int, i, k int) bool {
 	if k < i {
 		return ev.baseHot[order[i]]
@@ -253,19 +260,19 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 // budgetBoundJobs is the number of jobs from which, at the default effort,
 // the searches at scale run out of budget before their first descent
 // converges (at J = 200 window search has no kick left, and the exchanges
-// of tardy jobs do not finish their first pass), and from which two of
-// them change course:
-//   - window search skips the moves mayGain rules out in its descent over
-//     the whole order too, not only in the kicked descents: weighted
-//     tardiness at J = 200 1.065 -> 1.042 of the best known on average
-//     (second setting 1.063 -> 1.034). Below, that descent converges
-//     either way, and skipping ends in a worse basin on 2 of the 10
-//     base-case instances at J = 100 (weighted tardiness 1.150 and 1.123
-//     against 1.000 and 1.004);
+// of tardy jobs do not finish their first pass), and from which they
+// change course:
 //   - swapSearch screens the two-for-one trades (screenPairFront), which
 //     its full loops never reach there. Below, it sent one base-case
 //     instance at J = 100 to another basin (weighted tardy jobs 1.000 ->
-//     1.111) and changed nothing else.
+//     1.111) and changed nothing else;
+//   - the two tardy-jobs keys' searches count once (exchangeKeys);
+//   - SLA cost runs two searches at once instead of two walks, at
+//     slaTwoSearchesShare of the budget (dueSearches).
+//
+// (Window search skipped the moves mayGain rules out in its descent over
+// the whole order only from here too, until tardiness ran two searches
+// from two starts; see mayGain.)
 const budgetBoundJobs = 150
 
 // maxJump bounds window search's jumps: it tries distances 2 window, 4
