@@ -273,7 +273,8 @@ func (ev *evaluator) scoreDistinct(os []ordering) []scoredOrder {
 // maxExhaustiveSearchJobs (the search at scale, dueSearch), dueEvaluations
 // at 100 jobs (dueTardyEvaluations on tardy jobs alone), scaled as below:
 // tens of milliseconds at J = 100 to 200 (docs/solver-at-scale.md has what
-// it buys).
+// it buys); on SLA cost from budgetBoundJobs jobs slaTwoSearchesShare of
+// that.
 func (ev *evaluator) defaultBudget(atScale bool) int {
 	n, plateau := len(ev.in.jobs), ev.plateau
 	if atScale {

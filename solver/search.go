@@ -664,6 +664,7 @@ func (ev *evaluator) atOnce(k int, run func(e *evaluator, x int)) {
 	var wg sync.WaitGroup
 	for x := 1; x < k; x++ {
 		others[x] = newEvaluator(ev.in)
+		others[x].serial = ev.serial
 		if ev.serial {
 			run(others[x], x)
 			continue
