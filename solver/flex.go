@@ -513,6 +513,9 @@ type evaluator struct {
 	walks int
 	// noSplit skips the split descent on SLA cost (dueSearches).
 	noSplit bool
+	// kickExchanges lets level search's descents after a kick make
+	// exchanges (its second walk's: see levelSearch).
+	kickExchanges bool
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).

@@ -978,6 +978,45 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 // descent that looks only near what the kick moved, kept when no worse. It
 // returns the best order found, its score and the evaluations spent.
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
+	n := len(start)
+	lv := ev.newLevels(start, back)
+	best, bestS, spent := ev.levelDescent(lv, slices.Clone(start), budget, nil)
+	if spent >= budget {
+		return best, bestS, spent
+	}
+	// The walks, at once (see walks), each from the descent's targets
+	// with the budget left; what they spend counts once, as time does.
+	type result struct {
+		o    []int
+		s    score
+		used int
+	}
+	res := make([]result, ev.walks)
+	first := slices.Clone(lv.level)
+	ev.atOnce(ev.walks, func(e *evaluator, x int) {
+		wl := *lv
+		wl.level = slices.Clone(first)
+		// The second walk's descents after a kick make exchanges too:
+		// the walks then differ in neighbourhood as well as in kicks.
+		e.kickExchanges = x == 1
+		o, s, used := e.levelWalk(&wl, best, bestS, budget-spent, rand.New(rand.NewPCG(uint64(n), 0x1e7e1+uint64(x))))
+		res[x] = result{o, s, used}
+	})
+	most := 0
+	for _, r := range res {
+		most = max(most, r.used)
+		if r.s.less(bestS) {
+			best, bestS = r.o, r.s
+		}
+	}
+	spent += most
+	return best, bestS, spent
+}
+
+// newLevels is levelSearch's state for the order start (one schedule,
+// counted): each job's target is the first step it reaches there, of
+// those it can reach at all; back is the order of the given-up jobs.
+func (ev *evaluator) newLevels(start, back []int) *levels {
 	in := ev.in
 	n := len(start)
 	lv := &levels{in: in, backRank: make([]int, n), first: make([]int, n), none: make([]int, n), level: make([]int, n),
@@ -1005,34 +1044,7 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 			}
 		}
 	}
-	best, bestS, spent := ev.levelDescent(lv, slices.Clone(start), budget, nil)
-	if spent >= budget {
-		return best, bestS, spent
-	}
-	// The walks, at once (see walks), each from the descent's targets
-	// with the budget left; what they spend counts once, as time does.
-	type result struct {
-		o    []int
-		s    score
-		used int
-	}
-	res := make([]result, ev.walks)
-	first := slices.Clone(lv.level)
-	ev.atOnce(ev.walks, func(e *evaluator, x int) {
-		wl := *lv
-		wl.level = slices.Clone(first)
-		o, s, used := e.levelWalk(&wl, best, bestS, budget-spent, rand.New(rand.NewPCG(uint64(n), 0x1e7e1+uint64(x))))
-		res[x] = result{o, s, used}
-	})
-	most := 0
-	for _, r := range res {
-		most = max(most, r.used)
-		if r.s.less(bestS) {
-			best, bestS = r.o, r.s
-		}
-	}
-	spent += most
-	return best, bestS, spent
+	return lv
 }
 
 // levelWalk is levelSearch's iterated walk from the targets in lv and
@@ -1176,7 +1188,8 @@ func markJobs(look []bool, order []int, lo, hi, reach int) {
 // permutation to work in.
 //
 // look, when not nil, says which jobs to look at first (the descent after
-// a kick); those descents make no exchanges. Don't-look bits keep every
+// a kick); those descents make no exchanges unless ev.kickExchanges (the
+// second walk of levelSearch). Don't-look bits keep every
 // descent to the jobs near the last changes.
 //
 // A job's target moves to any earlier step, or one step later, not more:
@@ -1191,7 +1204,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	lv.build(cand)
 	inc := ev.newIncumbent(cand, nil)
 	inc.full++
-	exchanges := look == nil
+	exchanges := look == nil || ev.kickExchanges
 	if look == nil {
 		look = make([]bool, n)
 		for k := range look {
