@@ -42,6 +42,17 @@ func deadlineProblem(rng *rand.Rand, n int, m penalty.Metric) Problem {
 	return p
 }
 
+// deadlineInstance is deadlineProblem's instance, failing t if it does not
+// validate.
+func deadlineInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric) *instance {
+	t.Helper()
+	in, err := newInstance(deadlineProblem(rng, n, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 // TestExchangeSearchesScoreWhatTheyReturn: swapSearch (sums of tardy jobs)
 // and levelSearch (SLA cost) score their moves incrementally (estimates
 // from the incumbent's recorded run, confirmed by resuming it); the order
@@ -66,11 +77,7 @@ func TestExchangeSearchesScoreWhatTheyReturn(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, 11))
 			moved := 0
 			for i := range 12 {
-				p := deadlineProblem(rng, 30+rng.IntN(50), c.metric)
-				in, err := newInstance(p)
-				if err != nil {
-					t.Fatal(err)
-				}
+				in := deadlineInstance(t, rng, 30+rng.IntN(50), c.metric)
 				ev := newEvaluator(in)
 				n := len(in.jobs)
 				start := sortedBy(n, in.reachableDue)
@@ -110,11 +117,7 @@ func TestExchangeKeysInParallel(t *testing.T) {
 		if i%2 == 1 {
 			m = penalty.WeightedTardyJobs
 		}
-		p := deadlineProblem(rng, 20+rng.IntN(120), m)
-		in, err := newInstance(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := deadlineInstance(t, rng, 20+rng.IntN(120), m)
 		var got [2]scoredOrder
 		var evals [2]int
 		for x, serial := range []bool{true, false} {
@@ -208,11 +211,7 @@ func TestScreenCandidates(t *testing.T) {
 func TestExchangeKeysCountOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 3))
 	for _, n := range []int{budgetBoundJobs - 30, budgetBoundJobs + 10} {
-		p := deadlineProblem(rng, n, penalty.WeightedTardyJobs)
-		in, err := newInstance(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := deadlineInstance(t, rng, n, penalty.WeightedTardyJobs)
 		ev := newEvaluator(in)
 		start := sortedBy(n, in.reachableDue)
 		best := scoredOrder{ordering{"edd", start}, ev.score(start)}
@@ -249,11 +248,7 @@ func TestKickExchanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	further := 0
 	for i := range 12 {
-		p := deadlineProblem(rng, 40+rng.IntN(40), penalty.SLACost)
-		in, err := newInstance(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := deadlineInstance(t, rng, 40+rng.IntN(40), penalty.SLACost)
 		n := len(in.jobs)
 		start := sortedBy(n, in.reachableDue)
 		back := identity(n)

@@ -992,10 +992,11 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 		used int
 	}
 	res := make([]result, ev.walks)
-	first := slices.Clone(lv.level)
 	ev.atOnce(ev.walks, func(e *evaluator, x int) {
+		// Each walk changes targets in a copy of its own; lv stays
+		// the descent's, read by both.
 		wl := *lv
-		wl.level = slices.Clone(first)
+		wl.level = slices.Clone(lv.level)
 		// The second walk's descents after a kick make exchanges too:
 		// the walks then differ in neighbourhood as well as in kicks.
 		e.kickExchanges = x == 1

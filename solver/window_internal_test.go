@@ -76,11 +76,7 @@ func TestIterateWalks(t *testing.T) {
 	secondWon := 0
 	for i := range 8 {
 		m := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}[i%2]
-		p := deadlineProblem(rng, 30+rng.IntN(40), m)
-		in, err := newInstance(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := deadlineInstance(t, rng, 30+rng.IntN(40), m)
 		ev := newEvaluator(in)
 		start := sortedBy(len(in.jobs), in.reachableDue)
 		best := scoredOrder{ordering{"edd", start}, ev.score(start)}
@@ -126,11 +122,7 @@ func TestDueSearches(t *testing.T) {
 		secondWon := 0
 		for i := range 10 {
 			m := c.metrics[i%len(c.metrics)]
-			p := deadlineProblem(rng, c.jobs+rng.IntN(c.more), m)
-			in, err := newInstance(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := deadlineInstance(t, rng, c.jobs+rng.IntN(c.more), m)
 			ev := newEvaluator(in)
 			var sorted []scoredOrder
 			for _, o := range in.classicalOrders() {
@@ -166,7 +158,7 @@ func TestDueSearches(t *testing.T) {
 				secondWon++
 			}
 			if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
-				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, len(p.Jobs), got.s, want.s)
+				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, len(in.jobs), got.s, want.s)
 			}
 		}
 		if secondWon == 0 {
