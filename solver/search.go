@@ -980,12 +980,9 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
 	n := len(start)
 	lv := ev.newLevels(start, back)
-	best, bestS, spent := ev.levelDescent(lv, slices.Clone(start), budget, nil)
-	if spent >= budget {
-		return best, bestS, spent
-	}
-	// The walks, at once (see walks), each from the descent's targets
-	// with the budget left; what they spend counts once, as time does.
+	// The walks, at once (see walks), each a descent from the start's
+	// targets and an iterated walk from there with the budget left; what
+	// they spend counts once, as time does.
 	type result struct {
 		o    []int
 		s    score
@@ -993,24 +990,31 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 	}
 	res := make([]result, ev.walks)
 	ev.atOnce(ev.walks, func(e *evaluator, x int) {
-		// Each walk changes targets in a copy of its own; lv stays
-		// the descent's, read by both.
+		// Each walk changes targets in a copy of its own.
 		wl := *lv
 		wl.level = slices.Clone(lv.level)
-		// The second walk's descents after a kick make exchanges too:
-		// the walks then differ in neighbourhood as well as in kicks.
+		// The second walk's descents try the jobs in another order, and
+		// make exchanges after a kick too: the walks then differ in
+		// their first local optimum and in neighbourhood as well as in
+		// kicks. With one walk (dueSearches' two searches), the second
+		// search's is the second walk's order.
 		e.kickExchanges = x == 1
-		o, s, used := e.levelWalk(&wl, best, bestS, budget-spent, rand.New(rand.NewPCG(uint64(n), 0x1e7e1+uint64(x))))
+		e.gainToFirst = x == 1 || ev.noSplit
+		o, s, used := e.levelDescent(&wl, slices.Clone(start), budget, nil)
+		if used < budget {
+			var more int
+			o, s, more = e.levelWalk(&wl, o, s, budget-used, rand.New(rand.NewPCG(uint64(n), 0x1e7e1+uint64(x))))
+			used += more
+		}
 		res[x] = result{o, s, used}
 	})
-	most := 0
+	best, bestS, spent := res[0].o, res[0].s, 0
 	for _, r := range res {
-		most = max(most, r.used)
+		spent = max(spent, r.used)
 		if r.s.less(bestS) {
 			best, bestS = r.o, r.s
 		}
 	}
-	spent += most
 	return best, bestS, spent
 }
 
@@ -1214,6 +1218,20 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	}
 	lookX := slices.Clone(look)
 	var ks []int
+	// seq is the order in which the jobs' targets are tried: the most to
+	// gain first, so that a descent the budget ends still made its
+	// largest moves.
+	seq := identity(n)
+	gain := make([]float64, n)
+	for k := range n {
+		switch {
+		case ev.gainToFirst:
+			gain[k] = lv.cost(k, level[k]) - lv.cost(k, first[k])
+		case level[k] > first[k]:
+			gain[k] = lv.cost(k, level[k]) - lv.cost(k, level[k]-1)
+		}
+	}
+	slices.SortStableFunc(seq, func(a, b int) int { return cmp.Compare(gain[b], gain[a]) })
 	try := func(ks ...int) bool {
 		lv.rebuild(cand, ks...)
 		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
@@ -1226,7 +1244,10 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	}
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
-		for k := 0; k < n && inc.spent() < budget; k++ {
+		for _, k := range seq {
+			if inc.spent() >= budget {
+				break
+			}
 			if !look[k] {
 				continue
 			}
