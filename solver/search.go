@@ -397,7 +397,8 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 //     1.034, unseen seeds 7 to 9 1.046 / 1.027 / 1.030 -> 1.026 / 1.017 /
 //     1.016);
 //   - on SLA cost from budgetBoundJobs jobs, the second without the split
-//     descent: the level search from best itself (at the same budget,
+//     descent: the level search from best itself, its descents in the
+//     second walk's order (levelSearch; at the same budget,
 //     J = 200 1.059 -> 1.047, second setting 1.060 -> 1.045 with its worst
 //     instance 1.143 -> 1.085; the budget there is then cut to
 //     slaTwoSearchesShare to meet the time bar, at about the quality of
@@ -681,8 +682,8 @@ func (ev *evaluator) atOnce(k int, run func(e *evaluator, x int)) {
 }
 
 // walks is how many iterated walks the search at scale runs at once from
-// the same order (iterateWalks, levelSearch), each with kicks of its own and
-// the whole budget left: on two cores in about the time of one (J = 100),
+// the same order (iterateWalks, levelSearch: there each from a descent of
+// its own), each with kicks of its own and the whole budget left: on two cores in about the time of one (J = 100),
 // and the better of two beats one walk (docs/solver-at-scale.md: SLA cost
 // at J = 100 1.027 -> 1.020 of the best known, second setting 1.044 ->
 // 1.035, no sum of deadline penalties worse in 70 cells). Two walks
