@@ -204,12 +204,14 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 			// is most of the search and the budget ends it. Measured
 			// at the default effort, summed excess over the best known
 			// of the 24 tardiness cells (J = 50 to 200 both settings,
-			// unseen seeds 7 to 9 at J = 100 and 200): 0.275 -> 0.248;
-			// weighted_tardiness J = 200 1.035 -> 1.022 (second
-			// setting 1.029 -> 1.019), avg_tardiness J = 200 1.021 ->
-			// 1.032. In one of dueSearches' two searches only, 0.265
-			// or 0.248. Tardy jobs and SLA cost came out the same in
-			// every cell.
+			// unseen seeds 7 to 9 at J = 100 and 200): 0.275 -> 0.248,
+			// and 0.278 -> 0.267 with other kicks (the walks' seeds),
+			// a gain about the size of that spread. At J = 200, where
+			// no kick runs, 5 of the 10 cells better and 4 worse:
+			// weighted_tardiness 1.035 -> 1.022 (second setting 1.029
+			// -> 1.019), avg_tardiness 1.021 -> 1.032. In one of
+			// dueSearches' two searches only, 0.265 or 0.248. Tardy
+			// jobs and SLA cost came out the same in every cell.
 			pen := ev.basePen
 			order := inc.order
 			seq = identity(n)
