@@ -539,8 +539,40 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// weighted tardy jobs J = 100 1.011 -> 0.997 (base case), 1.013
 		// -> 1.009 (second setting), seeds 8 and 9 1.005 -> 1.002 and
 		// 1.023 -> 1.014; no cell worse by more than 0.001.
+		//
+		// Window search runs beside them, on the other core, from the
+		// same order, with the same budget; the better answer is kept
+		// and the larger spending counted, as the time goes. At J = 200
+		// the exchanges often spend all that is left finding nothing,
+		// and the window search after them never ran: on seed 8's
+		// instance 1 it was the move that gives 6 tardy jobs instead of
+		// 7 (effort 2 found it). Measured on the committed references
+		// and the unseen seeds, tardy jobs and weighted tardy jobs: 3 of
+		// 10 cells better at J = 200 (weighted tardy jobs 1.016 ->
+		// 1.010, tardy jobs seed 8 1.033 -> 1.000) and 2 of 18 at J = 20
+		// to 100 (weighted seeds 7 and 9 at J = 100 1.000 -> 0.989 and
+		// 1.017 -> 1.009), none worse; J = 100 took 1.08 to 1.12 times
+		// as long (15 to 16.5 ms), J = 200 within 3%.
 		if left := budget - spent; left > 0 {
-			exchangesFromBest(left)
+			var res [2]scoredOrder
+			var used [2]int
+			from := best
+			ev.atOnce(2, func(e *evaluator, x int) {
+				var o []int
+				var s score
+				if x == 0 {
+					o, s, used[x] = e.swapSearch(e.onTimeSet(from.o.order), sortedBy(n, deadline), back, left)
+					res[x] = from.beatenBy(o, s, "+swap")
+					return
+				}
+				o, s, used[x] = e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, nil)
+				res[x] = from.beatenBy(o, s, "+window")
+			})
+			spent += max(used[0], used[1])
+			best = res[0]
+			if res[1].s.less(best.s) {
+				best = res[1]
+			}
 		}
 	}
 	for _, key := range keys {
