@@ -198,8 +198,8 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		if whole && prune {
-			// A descent over the whole order tries the positions the
-			// most penalised job first (in the incumbent's last
+			// A descent over the whole order tries first the positions
+			// of the most penalised jobs (in the incumbent's last
 			// recording), as levelDescent does its jobs: at J = 200 it
 			// is most of the search and the budget ends it. Measured
 			// at the default effort, summed excess over the best known
@@ -740,10 +740,11 @@ func (ev *evaluator) atOnce(k int, run func(e *evaluator, x int)) {
 
 // walks is how many iterated walks the search at scale runs at once from
 // the same order (iterateWalks, levelSearch: there each from a descent of
-// its own), each with kicks of its own and the whole budget left: on two cores in about the time of one (J = 100),
-// and the better of two beats one walk (docs/solver-at-scale.md: SLA cost
-// at J = 100 1.027 -> 1.020 of the best known, second setting 1.044 ->
-// 1.035, no sum of deadline penalties worse in 70 cells). Two walks
+// its own), each with kicks of its own and the whole budget left: on two
+// cores in about the time of one (J = 100), and the better of two beats
+// one walk (docs/solver-at-scale.md: SLA cost at J = 100 1.027 -> 1.020
+// of the best known, second setting 1.044 -> 1.035, no sum of deadline
+// penalties worse in 70 cells). Two walks
 // sharing the budget, the same work as one, lost to one. On one core the
 // stage takes twice as long; the answer does not depend on the cores.
 // Where two whole searches run at once instead (dueSearches), each has one
