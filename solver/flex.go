@@ -505,6 +505,8 @@ type evaluator struct {
 	// and tie-breaker, for scoreEstimate.
 	base              score
 	basePen, baseRamp []float64
+	// baseAt is each job's completion in the incumbent.
+	baseAt []float64
 	// baseHot says which jobs the incumbent finishes late, or past their
 	// deadline less the margin (see mayGain).
 	baseHot []bool

@@ -41,6 +41,7 @@ func (ev *evaluator) setBase(order []int) {
 		ev.basePen, ev.baseRamp, ev.baseHot = make([]float64, n), make([]float64, n), make([]bool, n)
 	}
 	ev.basePen, ev.baseRamp, ev.baseHot = ev.basePen[:n], ev.baseRamp[:n], ev.baseHot[:n]
+	ev.baseAt = append(ev.baseAt[:0], ev.completions...)
 	for k, c := range ev.completions {
 		ev.basePen[k] = ev.in.fn[k].At(c)
 		if ev.plateau {
@@ -75,6 +76,12 @@ func (ev *evaluator) scoreEstimate(order []int, k, m int) score {
 	v, second := ev.base.value, ev.base.second
 	for _, j := range touched {
 		c := ev.completions[j]
+		if c == ev.baseAt[j] {
+			// Most jobs an estimate schedules finish as in the
+			// incumbent (the jobs ahead of the move, at their maximum):
+			// their difference is 0.
+			continue
+		}
 		v += ev.in.fn[j].At(c) - ev.basePen[j]
 		if ev.plateau {
 			second += ev.ramp(int(j), c) - ev.baseRamp[j]
