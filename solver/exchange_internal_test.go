@@ -240,7 +240,7 @@ func TestExchangeKeysCountOnce(t *testing.T) {
 }
 
 // TestKickExchanges: a level descent after a kick makes exchanges only in
-// levelSearch's second walk (ev.kickExchanges). With them it follows the
+// levelSearch's second walk (levels.kickExchanges). With them it follows the
 // descent without them to its end, then goes on from there, so it ends no
 // worse, having spent no less; on some instance it must go further, or the
 // second walk's neighbourhood is the first's.
@@ -268,7 +268,7 @@ func TestKickExchanges(t *testing.T) {
 				look[k] = true
 			}
 			lv.build(order)
-			ev.kickExchanges = exchanges
+			lv.kickExchanges = exchanges
 			_, got[x], spent[x] = ev.levelDescent(lv, order, 2000, look)
 		}
 		if got[0].less(got[1]) || spent[1] < spent[0] {

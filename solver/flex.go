@@ -515,13 +515,6 @@ type evaluator struct {
 	walks int
 	// noSplit skips the split descent on SLA cost (dueSearches).
 	noSplit bool
-	// kickExchanges lets level search's descents after a kick make
-	// exchanges (its second walk's: see levelSearch).
-	kickExchanges bool
-	// gainToFirst makes levelDescent try first the jobs with the most to
-	// gain from their first reachable step, rather than from the step
-	// before their target (levelSearch's second walk).
-	gainToFirst bool
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).

@@ -219,9 +219,10 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 			// -> 1.019), avg_tardiness 1.021 -> 1.032. In one of
 			// dueSearches' two searches only, 0.265 or 0.248. Tardy
 			// jobs and SLA cost came out the same in every cell.
-			pen := ev.basePen
-			order := inc.order
-			seq = identity(n)
+			pen, order := ev.basePen, inc.order
+			for i := range seq {
+				seq[i] = i
+			}
 			slices.SortStableFunc(seq, func(a, b int) int { return cmp.Compare(pen[order[b]], pen[order[a]]) })
 		}
 		for _, i := range seq {
@@ -526,12 +527,17 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 			keys = nil
 		}
 	}
-	// exchangesFromBest runs the exchanges (swapSearch) from the on-time
-	// set of the best order so far under the deadline key.
+	// exchangesFrom runs the exchanges (swapSearch) on e from the on-time
+	// set of from under the deadline key; exchangesFromBest from the best
+	// order so far.
+	exchangesFrom := func(e *evaluator, from scoredOrder, left int) (scoredOrder, int) {
+		o, s, used := e.swapSearch(e.onTimeSet(from.o.order), sortedBy(n, deadline), back, left)
+		return from.beatenBy(o, s, "+swap"), used
+	}
 	exchangesFromBest := func(left int) {
-		o, s, used := ev.swapSearch(ev.onTimeSet(best.o.order), sortedBy(n, deadline), back, left)
+		var used int
+		best, used = exchangesFrom(ev, best, left)
 		spent += used
-		best = best.beatenBy(o, s, "+swap")
 	}
 	if ev.tardyOnly {
 		best, spent = ev.exchangeKeys(keys, onTime, back, best, spent, budget)
@@ -565,15 +571,12 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 			var used [2]int
 			from := best
 			ev.atOnce(2, func(e *evaluator, x int) {
-				var o []int
-				var s score
 				if x == 0 {
-					o, s, used[x] = e.swapSearch(e.onTimeSet(from.o.order), sortedBy(n, deadline), back, left)
-					res[x] = from.beatenBy(o, s, "+swap")
+					res[x], used[x] = exchangesFrom(e, from, left)
 					return
 				}
-				o, s, used[x] = e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, nil)
-				res[x] = from.beatenBy(o, s, "+window")
+				o, s, u := e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, nil)
+				res[x], used[x] = from.beatenBy(o, s, "+window"), u
 			})
 			spent += max(used[0], used[1])
 			best = res[0]
@@ -1080,8 +1083,8 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 		// their first local optimum and in neighbourhood as well as in
 		// kicks. With one walk (dueSearches' two searches), the second
 		// search's is the second walk's order.
-		e.kickExchanges = x == 1
-		e.gainToFirst = x == 1 || ev.noSplit
+		wl.kickExchanges = x == 1
+		wl.gainToFirst = x == 1 || ev.noSplit
 		o, s, used := e.levelDescent(&wl, slices.Clone(start), budget, nil)
 		if used < budget {
 			var more int
@@ -1188,6 +1191,12 @@ type levels struct {
 	// levelDescent's exchanges try partners (made once per levelSearch,
 	// not at every descent).
 	byWork []int
+	// How a walk's descents search (levelSearch gives its two walks
+	// different ones): gainToFirst tries first the jobs with the most to
+	// gain from their first reachable step, rather than from the step
+	// before their target; kickExchanges makes exchanges in the descents
+	// after a kick too.
+	gainToFirst, kickExchanges bool
 }
 
 // key is job k's place in the order: targeted jobs (0) by their target's
@@ -1275,7 +1284,7 @@ func markJobs(look []bool, order []int, lo, hi, reach int) {
 // permutation to work in.
 //
 // look, when not nil, says which jobs to look at first (the descent after
-// a kick); those descents make no exchanges unless ev.kickExchanges (the
+// a kick); those descents make no exchanges unless lv.kickExchanges (the
 // second walk of levelSearch). Don't-look bits keep every
 // descent to the jobs near the last changes.
 //
@@ -1291,7 +1300,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	lv.build(cand)
 	inc := ev.newIncumbent(cand, nil)
 	inc.full++
-	exchanges := look == nil || ev.kickExchanges
+	exchanges := look == nil || lv.kickExchanges
 	if look == nil {
 		look = make([]bool, n)
 		for k := range look {
@@ -1302,7 +1311,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	var ks []int
 	// seq is the order in which the jobs' targets are tried: the most to
 	// gain first (from the step before the target, or with
-	// ev.gainToFirst from the first reachable step), rather than by
+	// lv.gainToFirst from the first reachable step), rather than by
 	// index. On three base-case instances at J = 200 the six first
 	// descents (two searches each) spent 1,090 to 2,230 evaluations by
 	// index, two of them stopped by the budget; by gain 900 to 1,770,
@@ -1311,7 +1320,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	gain := make([]float64, n)
 	for k := range n {
 		switch {
-		case ev.gainToFirst:
+		case lv.gainToFirst:
 			gain[k] = lv.cost(k, level[k]) - lv.cost(k, first[k])
 		case level[k] > first[k]:
 			gain[k] = lv.cost(k, level[k]) - lv.cost(k, level[k]-1)
