@@ -255,9 +255,17 @@ func (f *Func) At(c float64) float64 {
 		}
 		return 0
 	case tardinessShape:
-		return math.Max(0, c-j.Deadline)
+		// Not math.Max, whose care for NaN and signed zeros the
+		// searches pay for at every call; a NaN completion is 0 here.
+		if c > j.Deadline {
+			return c - j.Deadline
+		}
+		return 0
 	case weightedTardinessShape:
-		return j.Weight * math.Max(0, c-j.Deadline)
+		if c > j.Deadline {
+			return j.Weight * (c - j.Deadline)
+		}
+		return 0
 	case latenessShape:
 		return c - j.Deadline
 	case weightedLatenessShape:

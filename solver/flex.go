@@ -63,6 +63,14 @@ const (
 	// found one tardy job fewer on one instance of fifteen and weighted
 	// tardy jobs 0.5% lower on average, at 1.6 times the time.
 	dueTardyEvaluations = 2_500
+	// dueTardinessEvaluations replaces dueEvaluations on sums of
+	// (weighted) tardiness alone, flat from dueEvaluationsJobs to
+	// dueTaperJobs: window search's guesses (guessBest) make an
+	// evaluation go further there, and J = 100 has a third of the time
+	// J = 200 has (20 ms against 60). Measured at the default effort:
+	// 16 to 17 ms at J = 100 and 35 to 40 ms at J = 200
+	// (docs/solver-at-scale.md).
+	dueTardinessEvaluations = 2_250
 	// slaTwoSearchesShare scales the budget on SLA cost from
 	// budgetBoundJobs jobs, where two searches run at once
 	// (dueSearches): at J = 200 the whole budget took 72 ms against a bar
@@ -281,8 +289,11 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// flatFrom is the size from which the evaluations stop falling
 		// as 1/sqrt(J).
 		due, flatFrom := dueEvaluations, dueTaperJobs
-		if ev.tardyOnly {
+		switch {
+		case ev.tardyOnly:
 			due, flatFrom = dueTardyEvaluations, dueEvaluationsJobs
+		case ev.tardinessOnly:
+			due, flatFrom = dueTardinessEvaluations, dueEvaluationsJobs
 		}
 		// Up to dueTaperJobs the evaluations fall as 1/sqrt(J), so the
 		// time grows about as sqrt(J) (a schedule costs about J log J);
@@ -453,6 +464,18 @@ func (a score) less(b score) bool {
 	return cmpTol(a.second, b.second) < 0
 }
 
+// lessBy is less with tol (relative) in place of improveTol, and without
+// cmpTol's care for infinities (sums of finite penalties).
+func (a score) lessBy(b score, tol float64) bool {
+	if a.value < b.value-tol*math.Abs(b.value) {
+		return true
+	}
+	if a.value > b.value+tol*math.Abs(b.value) {
+		return false
+	}
+	return a.second < b.second-tol*math.Abs(b.second)
+}
+
 // cmpTol compares x and y, treating values within improveTol (relative) as
 // equal; infinities compare exactly (Inf - Inf would be NaN).
 func cmpTol(x, y float64) int {
@@ -491,6 +514,9 @@ type evaluator struct {
 	// dueSearch skips the split searches (window search does better).
 	tardinessOnly bool
 	evaluations   int
+	// guessed counts the terms of the guesses made (guessBest,
+	// guessMove), which the searches' budgets count too.
+	guessed int
 	// serial keeps on this goroutine what Solve and exchangeKeys would
 	// otherwise run at once (tests compare the two: the answers are the
 	// same).
@@ -507,6 +533,14 @@ type evaluator struct {
 	basePen, baseRamp []float64
 	// baseAt is each job's completion in the incumbent.
 	baseAt []float64
+	// baseAround is each job's penalty and tie-breaker near its
+	// completion in the incumbent, linear (aroundOf).
+	baseAround []around
+	// dues is each job's penalty in the form delta computes fast (the
+	// search at scale only).
+	dues []dueTerm
+	// recorded is the order the packer recorded last (setBase).
+	recorded []int
 	// baseHot says which jobs the incumbent finishes late, or past their
 	// deadline less the margin (see mayGain).
 	baseHot []bool
@@ -568,8 +602,164 @@ func newEvaluator(in *instance) *evaluator {
 				ev.rampKind[k] = rampAnticipate
 			}
 		}
+		ev.dues = make([]dueTerm, len(in.jobs))
+		for k, m := range in.metrics {
+			ev.dues[k] = ev.dueTermOf(k, m)
+		}
 	}
 	return ev
+}
+
+// dueTerm is a job's penalty and tie-breaker pull when both are one
+// deadline's (tardiness and tardy jobs, plain or weighted): what
+// evaluator.delta computes without the general forms' switches, millions
+// of times per solve. kind dueGeneral leaves them to penalty.Func and
+// ramp.
+type dueTerm struct {
+	kind uint8
+	// w weighs the penalty, pw the pull; d is the deadline, e the
+	// deadline less the margin (evaluator.early).
+	w, pw, d, e float64
+	// steps are an SLA's (dueSLA), each with its deadline less the
+	// margin.
+	steps []slaStep
+}
+
+// slaStep is an SLA step for delta: its deadline d, that less the margin
+// e, its penalty p and the increase over the step before, rise.
+type slaStep struct{ d, e, p, rise float64 }
+
+const (
+	dueGeneral uint8 = iota
+	dueTardiness
+	dueTardy
+	dueSLA
+)
+
+// dueTermOf is job k's dueTerm under metric m.
+func (ev *evaluator) dueTermOf(k int, m penalty.Metric) dueTerm {
+	j := &ev.in.pj[k]
+	t := dueTerm{w: 1, pw: j.Weight, d: j.Deadline, e: ev.early(j.Deadline)}
+	switch m {
+	case penalty.AvgTardiness:
+		t.kind = dueTardiness
+	case penalty.WeightedTardiness:
+		t.kind, t.w = dueTardiness, j.Weight
+	case penalty.TardyJobs:
+		t.kind, t.pw = dueTardy, 1
+	case penalty.WeightedTardyJobs:
+		t.kind, t.w = dueTardy, j.Weight
+	case penalty.SLACost:
+		t.kind = dueSLA
+		prev := 0.0
+		for _, st := range j.SLA {
+			t.steps = append(t.steps, slaStep{st.Deadline, ev.early(st.Deadline), st.Penalty, st.Penalty - prev})
+			prev = st.Penalty
+		}
+	}
+	// The pull's forms (see pull) must be the ones assumed above.
+	switch ev.rampKind[k] {
+	case rampAnticipate, rampTardy, rampWeightedTardy:
+		if t.kind == dueSLA {
+			t.kind = dueGeneral
+		}
+	case rampSLA:
+		if t.kind != dueSLA {
+			t.kind = dueGeneral
+		}
+	default:
+		t.kind = dueGeneral
+	}
+	return t
+}
+
+// around says how far a job's completion may move either way from c with
+// its penalty and tie-breaker linear in it (left and right, exclusive),
+// and their slopes on either side (vl, sl and vr, sr): delta without a
+// penalty evaluated, for the guesses (guessMoves).
+type around struct{ left, right, vl, sl, vr, sr float64 }
+
+// aroundOf is job k's around at completion c; a job whose dueTerm is
+// dueGeneral has none (left = right = 0).
+func (ev *evaluator) aroundOf(k int, c float64) around {
+	t := &ev.dues[k]
+	a := around{left: math.Inf(1), right: math.Inf(1), sl: rampPull, sr: rampPull}
+	// bound narrows the room to the breakpoint x.
+	bound := func(x float64) {
+		if x > c {
+			a.right = min(a.right, x-c)
+		} else if x < c {
+			a.left = min(a.left, c-x)
+		} else {
+			a.left, a.right = 0, 0
+		}
+	}
+	switch t.kind {
+	case dueTardiness:
+		bound(t.d)
+		bound(t.e)
+		if c > t.d {
+			a.vl, a.vr = t.w, t.w
+		}
+		if c > t.e {
+			a.sl, a.sr = rampPull+t.pw, rampPull+t.pw
+		}
+	case dueTardy:
+		bound(t.d)
+		bound(t.e)
+		if c > t.e {
+			a.sl, a.sr = rampPull+t.pw, rampPull+t.pw
+		}
+	case dueSLA:
+		for x := range t.steps {
+			st := &t.steps[x]
+			bound(st.d)
+			bound(st.e)
+			if c > st.e {
+				a.sl += st.rise
+				a.sr += st.rise
+			}
+		}
+	default:
+		return around{}
+	}
+	return a
+}
+
+// delta is how job k's penalty and tie-breaker change from the incumbent's
+// (setBase) when it completes at c instead.
+func (ev *evaluator) delta(k int, c float64) (dv, ds float64) {
+	t := &ev.dues[k]
+	c0 := ev.baseAt[k]
+	switch t.kind {
+	case dueTardiness:
+		dv = t.w * (late(c, t.d) - late(c0, t.d))
+	case dueTardy:
+		if c > t.d {
+			dv = t.w
+		}
+		if c0 > t.d {
+			dv -= t.w
+		}
+	case dueSLA:
+		// The penalty of the last step missed, and the pull of every
+		// step (as penalty.Func and pull compute them).
+		p, p0, ds := 0.0, 0.0, rampPull*(c-c0)
+		for x := range t.steps {
+			st := &t.steps[x]
+			if c > st.d {
+				p = st.p
+			}
+			if c0 > st.d {
+				p0 = st.p
+			}
+			ds += st.rise * (late(c, st.e) - late(c0, st.e))
+		}
+		return p - p0, ds
+	default:
+		return ev.in.fn[k].At(c) - ev.basePen[k], ev.ramp(k, c) - ev.baseRamp[k]
+	}
+	return dv, rampPull*(c-c0) + t.pw*(late(c, t.e)-late(c0, t.e))
 }
 
 // early is deadline d less the evaluator's margin: a share of the time
@@ -629,8 +819,12 @@ func (ev *evaluator) ramp(k int, c float64) float64 {
 
 // rampWith is ramp for a completion c whose pull is known.
 func (ev *evaluator) rampWith(c, pull float64) float64 {
-	return 1e-6*(c-ev.in.now) + pull
+	return rampPull*(c-ev.in.now) + pull
 }
+
+// rampPull is the tie-breaker's pull towards earlier completion, per
+// second.
+const rampPull = 1e-6
 
 // pull is ramp less its pull towards earlier completion. On the deadline
 // metrics it is positive only once c passes a deadline less the

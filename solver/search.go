@@ -19,20 +19,36 @@ import (
 // milliseconds instead: splitSearch, whose moves choose which jobs to give
 // up (J schedules a pass), plain and iterated; windowSearch, insertion
 // within a few positions and at a few geometric distances with don't-look
-// bits; then iterated window search with short double-bridge kicks. Every
-// move is screened by an estimate that schedules only until the move's
+// bits; then iterated window search with short double-bridge kicks. A
+// window or level move is guessed first on a single machine of S slots
+// (guessMoves: one penalty per job passed), and only each job's best-guessed
+// move is scored, by an estimate that schedules only until the move's
 // schedule meets the incumbent's again (mps.Packer.Estimate, scored by
-// difference) and confirmed in full from the incumbent's prefix
-// (mps.Packer.Resume) before it is kept; and on tardiness the tie-breaker
-// anticipates deadlines (evaluator.early). docs/solver-at-scale.md has what
-// it reaches.
+// difference); a move kept is scored in full when the incumbent is next
+// recorded, from the first position it changed (mps.Packer.Rerecord). On
+// tardiness the tie-breaker anticipates deadlines (evaluator.early).
+// docs/solver-at-scale.md has what it reaches.
 
 // setBase makes order the evaluator's incumbent: later scoreFrom calls
 // reuse its MPS run up to the first position they change, and
 // scoreEstimate its per-job penalties (only on sums: a maximum has no
-// per-job delta).
+// per-job delta). The run is recorded from the first position where order
+// differs from the last one recorded (mps.Packer.Rerecord): a search
+// records its incumbent again after a few moves, and a kicked order
+// shares a prefix with the walk's.
 func (ev *evaluator) setBase(order []int) {
-	ev.packer.Record(order, ev.completions)
+	k := 0
+	if len(ev.recorded) == len(order) {
+		for k < len(order) && order[k] == ev.recorded[k] {
+			k++
+		}
+	}
+	if k > 0 {
+		ev.packer.Rerecord(order, k, ev.completions)
+	} else {
+		ev.packer.Record(order, ev.completions)
+	}
+	ev.recorded = append(ev.recorded[:0], order...)
 	if ev.in.agg != penalty.Sum {
 		return
 	}
@@ -41,16 +57,26 @@ func (ev *evaluator) setBase(order []int) {
 		ev.basePen, ev.baseRamp, ev.baseHot = make([]float64, n), make([]float64, n), make([]bool, n)
 	}
 	ev.basePen, ev.baseRamp, ev.baseHot = ev.basePen[:n], ev.baseRamp[:n], ev.baseHot[:n]
+	if ev.dues != nil {
+		ev.baseAround = slices.Grow(ev.baseAround[:0], n)[:n]
+	}
 	ev.baseAt = append(ev.baseAt[:0], ev.completions...)
+	// The score as scoreCompletions sums it, from the same terms.
+	v, second := 0.0, 0.0
 	for k, c := range ev.completions {
 		ev.basePen[k] = ev.in.fn[k].At(c)
+		v += ev.basePen[k]
 		if ev.plateau {
 			pull := ev.pull(k, c)
 			ev.baseRamp[k] = ev.rampWith(c, pull)
 			ev.baseHot[k] = pull > 0 || ev.basePen[k] > 0
+			if ev.dues != nil {
+				ev.baseAround[k] = ev.aroundOf(k, c)
+			}
+			second += ev.baseRamp[k]
 		}
 	}
-	ev.base = ev.scoreCompletions()
+	ev.base = score{v, second}
 }
 
 // scoreFrom scores order, which shares its first k positions with the
@@ -64,8 +90,8 @@ func (ev *evaluator) scoreFrom(order []int, k int) score {
 
 // scoreEstimate is scoreFrom for an order that also equals the incumbent
 // after position m, estimated by mps.Packer.Estimate: it stops scheduling
-// where the two schedules meet again. Cheap and usually exact; a move it
-// finds better is confirmed with scoreFrom before it is kept.
+// where the two schedules meet again. Cheap, and exact to about 1e-9 of
+// the objective (see estimateTol).
 //
 // Only the jobs the estimate scheduled itself are scored; the others keep
 // their penalties in the incumbent: the score is the incumbent's plus the
@@ -101,18 +127,27 @@ type incumbent struct {
 	// order[:valid] is the recorded order's prefix, and order[changed+1:]
 	// its suffix.
 	valid, changed int
-	// full counts the schedules built in full or confirmed, estimated
-	// the events the estimates scheduled: an estimate costs its share of
-	// a full schedule's J events.
+	// full counts the schedules built in full, estimated the events the
+	// estimates scheduled: an estimate costs its share of a full
+	// schedule's J events (and the guesses theirs: spent).
 	full      int
 	estimated int
+	// guessed0 is the evaluator's guess count when the incumbent was
+	// made.
+	guessed0 int
+	// exact is false while s is an estimate's (a move kept on its
+	// estimate alone), not a full schedule's: record makes it exact
+	// again, as result does.
+	exact bool
 }
 
-// spent is the evaluations spent: the full ones, and the estimates in
-// full-schedule equivalents (rounded up).
+// spent is the evaluations spent: the full ones, and the estimates and the
+// guesses made since the incumbent was made in full-schedule equivalents
+// (rounded up).
 func (in *incumbent) spent() int {
 	n := len(in.order)
-	return in.full + (in.estimated+n-1)/n
+	events := in.estimated + (in.ev.guessed-in.guessed0)/guessTermsPerEvent
+	return in.full + (events+n-1)/n
 }
 
 // newIncumbent makes order, scored *s, the incumbent; with s nil it is
@@ -120,7 +155,7 @@ func (in *incumbent) spent() int {
 // run of its own (a kicked descent would otherwise schedule its start
 // twice).
 func (ev *evaluator) newIncumbent(order []int, s *score) *incumbent {
-	in := &incumbent{ev: ev, order: slices.Clone(order)}
+	in := &incumbent{ev: ev, order: slices.Clone(order), exact: true, guessed0: ev.guessed}
 	in.record()
 	if s != nil {
 		in.s = *s
@@ -138,54 +173,87 @@ func (ev *evaluator) newIncumbent(order []int, s *score) *incumbent {
 func (in *incumbent) record() {
 	in.ev.setBase(in.order)
 	in.valid, in.changed = len(in.order), -1
+	if !in.exact {
+		in.s, in.exact = in.ev.base, true
+	}
+}
+
+// result is the search's answer: the incumbent's order, its score, exact
+// (recorded once more if a move was kept on its estimate), and the
+// evaluations spent.
+func (in *incumbent) result() ([]int, score, int) {
+	if !in.exact {
+		in.full++
+		in.record()
+	}
+	return in.order, in.s, in.spent()
 }
 
 // try scores cand, which differs from the incumbent only in positions p to
-// q, and makes it the incumbent if it is better: screened by an estimate
-// (scoreEstimate), confirmed exactly (scoreFrom). It counts the
-// evaluations it spends.
+// q, and makes it the incumbent if it is better. It counts the evaluations
+// it spends.
+//
+// On sums a move is scored by an estimate (scoreEstimate) and kept on it
+// when it beats the incumbent by more than estimateTol: the incumbent's
+// score is then an estimate's until it is next recorded (record, result).
+// A maximum is scored in full from the recorded prefix (scoreFrom).
 func (in *incumbent) try(cand []int, p, q int) bool {
 	if p-in.valid > recordGap {
 		in.record()
 	}
-	// Estimates are scored by difference, which sums allow; a maximum is
-	// scored in full (the reference search runs on minimax metrics too).
 	if in.ev.in.agg == penalty.Sum {
 		e0 := in.ev.packer.Events()
 		t := in.ev.scoreEstimate(cand, min(p, in.valid), max(q, in.changed))
 		in.estimated += max(1, in.ev.packer.Events()-e0)
+		if !t.lessBy(in.s, estimateTol) {
+			return false
+		}
+		in.s, in.exact = t, false
+	} else {
+		in.full++
+		t := in.ev.scoreFrom(cand, min(p, in.valid))
 		if !t.less(in.s) {
 			return false
 		}
+		in.s = t
 	}
-	in.full++
-	t := in.ev.scoreFrom(cand, min(p, in.valid))
-	if !t.less(in.s) {
-		return false
-	}
-	in.s = t
 	copy(in.order, cand)
 	in.valid, in.changed = min(in.valid, p), max(in.changed, q)
 	return true
 }
+
+// estimateTol is the relative margin by which a move's estimate must beat
+// the incumbent for try to keep it. Estimates meet the recorded run within
+// 1e-9 of its times (mps.Packer.Estimate), and scored against full runs
+// they were off by up to 3e-9 of the objective (J = 20 to 200, both
+// settings, the five sums of deadline penalties): a move estimated better
+// by less than that was, at J = 100 in the second setting, not better in
+// full in 10 to 40% of the cases. Moves kept were confirmed in full until
+// then (mps.Packer.Resume from the prefix), a quarter of the solve's time;
+// kept on estimates beyond 1e-9, the quality harness found no cell worse
+// (docs/solver-at-scale.md).
+const estimateTol = 1e-9
 
 // windowSearch is first-improvement insertion local search in which each job
 // moves to the positions within window either way, and to a few farther
 // ones at geometrically growing distances (jumps); it runs until a pass
 // finds nothing or budget evaluations are spent. look says which positions
 // to try first (nil: all); reach is how far from an accepted move positions
-// are looked at again.
+// are looked at again. On the search at scale (sums of deadline penalties
+// with a margin) each position tries only its best-guessed move
+// (guessBest), of those mayGain allows.
 //
-// Three things keep it cheap. Don't-look bits (Bentley's, for the TSP): a
+// Four things keep it cheap. Don't-look bits (Bentley's, for the TSP): a
 // pass tries the moves of position i only if a position within reach of i
 // changed since i was last tried, so the passes that confirm a local
 // optimum cost little, and a kick (iterated search) re-examines only the
-// positions near its cuts. Prefix reuse: a move from position p on is
-// scheduled from the incumbent's state before p (mps.Packer.Resume). And
-// screening: a move is first estimated by scheduling only until its
-// schedule meets the incumbent's again (mps.Packer.Estimate), about the
-// moved span instead of the rest of the order. start's score is *s, or,
-// with s nil, taken from the run that records it (newIncumbent).
+// positions near its cuts. The guesses: one estimate per position rather
+// than one per move. Prefix reuse: a move from position p on is scheduled
+// from the incumbent's state before p (mps.Packer.Resume, Rerecord). And
+// screening: a move is estimated by scheduling only until its schedule
+// meets the incumbent's again (mps.Packer.Estimate), about the moved span
+// instead of the rest of the order. start's score is *s, or, with s nil,
+// taken from the run that records it (newIncumbent).
 func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach int, look []bool) ([]int, score, int) {
 	n := len(start)
 	inc := ev.newIncumbent(start, s)
@@ -202,6 +270,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 	// in every descent (see mayGain for when that was measured).
 	prune := ev.margin > 0 && ev.in.agg == penalty.Sum && ev.plateau
 	seq := identity(n)
+	var gs guessSpace
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
 		if whole && prune {
@@ -233,6 +302,17 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 				continue
 			}
 			look[i] = false
+			if prune {
+				// Only the best-guessed move (guessBest).
+				if k, ok := ev.guessBest(inc.order, i, window, &gs); ok {
+					moveTo(cand, inc.order, i, k)
+					if p, q := min(i, k), max(i, k); inc.try(cand, p, q) {
+						improved = true
+						markAround(look, p, q, reach)
+					}
+				}
+				continue
+			}
 			targets = targets[:0]
 			for d := 1; d <= window; d++ {
 				targets = append(targets, i-d, i+d+1)
@@ -241,7 +321,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 				targets = append(targets, i-d, i+d+1)
 			}
 			for _, k := range targets {
-				if k < 0 || k > n || inc.spent() >= budget || prune && !ev.mayGain(inc.order, i, k) {
+				if k < 0 || k > n || inc.spent() >= budget {
 					continue
 				}
 				moveTo(cand, inc.order, i, k)
@@ -253,7 +333,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 			}
 		}
 	}
-	return inc.order, inc.s, inc.spent()
+	return inc.result()
 }
 
 // mayGain reports whether moving the job at position i of order to before
@@ -289,6 +369,271 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 	}
 	return false
 }
+
+// guessBest is window search's guess at the best move of the job at
+// position i of order (to before position i-d or i+d+1, d = 1 to window,
+// and at the jumps, as windowSearch lists them): the target whose move
+// scores best on a single machine of S slots (guessMoves), if that beats
+// the incumbent; ok false if none does. The moves mayGain rules out are
+// not guessed.
+//
+// Why: the estimate of a move (scoreEstimate) schedules the moved span
+// and beyond, about twenty events at J = 100; the guess costs one penalty
+// per position passed, and on the jobs neither late nor near it (most of
+// them) not even that. Estimating only the best-guessed move of each job,
+// against estimating every move in order, took the summed excess over the
+// best known of the 28 tardiness cells (committed references, J = 20 to
+// 200, both settings, and the unseen seeds 7 to 9 at J = 100 and 200)
+// from 0.252 to 0.040 at the same budget; the guesses' correlation with the
+// estimates was 0.93 (J = 100, avg_tardiness; docs/solver-at-scale.md).
+func (ev *evaluator) guessBest(order []int, i, window int, gs *guessSpace) (best int, ok bool) {
+	n := len(order)
+	targets := gs.targets[:0]
+	for d := 1; d <= window; d++ {
+		targets = append(targets, i-d, i+d+1)
+	}
+	for d := 2 * window; d < min(n, maxJump); d *= 2 {
+		targets = append(targets, i-d, i+d+1)
+	}
+	gs.targets = targets
+	return ev.bestGuess(ev.guessMoves(order, i, targets, true, gs))
+}
+
+// bestGuess is the first of the best of guesses, if it beats the
+// incumbent by more than improveTol (as score.less has it).
+func (ev *evaluator) bestGuess(guesses []guessed) (best int, ok bool) {
+	epsV, epsS := improveTol*math.Abs(ev.base.value), improveTol*math.Abs(ev.base.second)
+	var top guessed
+	for _, g := range guesses {
+		if !(g.v < -epsV || g.v <= epsV && g.s < -epsS) {
+			continue
+		}
+		if !ok || g.v < top.v-epsV || g.v <= top.v+epsV && g.s < top.s {
+			top, ok = g, true
+		}
+	}
+	return top.k, ok
+}
+
+// guessed is a move's guessed change in score: the job moves to before
+// position k.
+type guessed struct {
+	k    int
+	v, s float64
+}
+
+// guessMoves guesses the change in score of moving the job at position i
+// of order to before each of targets (those out of [0, len(order)], or i
+// or i+1, are skipped), on a single machine of S slots: the job finishes
+// the work of the jobs it passes, over S, earlier (later), and each of
+// them its own work over S later (earlier), from their completions in the
+// incumbent's last recording (setBase). With prune, the moves mayGain
+// rules out are skipped too. One sweep each way serves every target; the
+// guesses count towards the searches' budgets (evaluator.guessed). The
+// slice returned is gs's.
+func (ev *evaluator) guessMoves(order []int, i int, targets []int, prune bool, gs *guessSpace) []guessed {
+	in := ev.in
+	n := len(order)
+	a := order[i]
+	out := gs.out[:0]
+	// With prune, as mayGain: a job moves earlier only if it is hot,
+	// later only past a hot job.
+	hotL := !prune || ev.baseHot[a]
+	maxL, maxR := 0, 0
+	for _, k := range targets {
+		switch {
+		case k < 0 || k > n || k == i || k == i+1:
+		case k < i:
+			if hotL {
+				maxL = max(maxL, i-k)
+			}
+		default:
+			maxR = max(maxR, k-i-1)
+		}
+	}
+	firstHot := i
+	if prune {
+		firstHot = n
+		for x := i + 1; x < min(n, i+1+maxR); x++ {
+			if ev.baseHot[order[x]] {
+				firstHot = x
+				break
+			}
+		}
+		if firstHot == n {
+			maxR = 0
+		}
+	}
+	if maxL == 0 && maxR == 0 {
+		gs.out = out
+		return out
+	}
+	sl := float64(in.slots)
+	pa := in.work[a] / sl
+	ev.guessed += maxL + maxR + len(targets)
+	// left[d], d = 1 to maxL: the jobs at i-1 to i-d, each later by pa;
+	// right[d], d = 1 to maxR: the jobs at i+1 to i+d, each earlier.
+	need := maxL + maxR + 2
+	if cap(gs.cum) < need {
+		gs.cum = make([]guessCum, need)
+	}
+	left := gs.cum[:maxL+1]
+	right := gs.cum[maxL+1 : need]
+	// Running sums in locals: read back from the slices, each step
+	// waited on the last one's stores.
+	var v, sc, shift float64
+	for d := 1; d <= maxL; d++ {
+		b := order[i-d]
+		if r := &ev.baseAround[b]; pa < r.right {
+			v += r.vr * pa
+			sc += r.sr * pa
+		} else {
+			dv, ds := ev.delta(b, ev.baseAt[b]+pa)
+			v += dv
+			sc += ds
+		}
+		shift += in.work[b]
+		left[d] = guessCum{v, sc, shift}
+	}
+	v, sc, shift = 0, 0, 0
+	for d := 1; d <= maxR; d++ {
+		b := order[i+d]
+		if r := &ev.baseAround[b]; pa < r.left {
+			v -= r.vl * pa
+			sc -= r.sl * pa
+		} else {
+			dv, ds := ev.delta(b, ev.baseAt[b]-pa)
+			v += dv
+			sc += ds
+		}
+		shift += in.work[b]
+		right[d] = guessCum{v, sc, shift}
+	}
+	for _, k := range targets {
+		var x guessCum
+		var c float64
+		switch {
+		case k < 0 || k > n || k == i || k == i+1:
+			continue
+		case k < i:
+			if !hotL {
+				continue
+			}
+			x = left[i-k]
+			c = ev.baseAt[a] - x.shift/sl
+		default:
+			if k <= firstHot {
+				continue
+			}
+			x = right[k-i-1]
+			c = ev.baseAt[a] + x.shift/sl
+		}
+		dv, ds := ev.delta(a, c)
+		out = append(out, guessed{k, x.v + dv, x.s + ds})
+	}
+	gs.out = out
+	return out
+}
+
+// guessLevel is levelDescent's guess at job k's best target: of its
+// targets (any earlier reachable step, or one step later), the one whose
+// move in order (to k's place as build puts it) guessMoves scores best,
+// if that beats the incumbent; ok false if none does.
+func (ev *evaluator) guessLevel(lv *levels, order []int, k int, gs *guessSpace) (best int, ok bool) {
+	was := lv.level[k]
+	i := slices.Index(order, k)
+	targets, levels := gs.targets[:0], gs.levels[:0]
+	for l := lv.first[k]; l <= min(lv.none[k], was+1); l++ {
+		if l == was {
+			continue
+		}
+		targets = append(targets, lv.placeOf(order, k, i, l))
+		levels = append(levels, l)
+	}
+	gs.targets, gs.levels = targets, levels
+	to, ok := ev.bestGuess(ev.guessMoves(order, i, targets, false, gs))
+	if !ok {
+		return 0, false
+	}
+	return levels[slices.Index(targets, to)], true
+}
+
+// placeOf is where job k, at position i of order (sorted by build), goes
+// with target l: the move to before that position is rebuild's.
+func (lv *levels) placeOf(order []int, k, i, l int) (to int) {
+	was := lv.level[k]
+	lv.level[k] = l
+	if i > 0 && lv.cmp(k, order[i-1]) < 0 {
+		to, _ = slices.BinarySearchFunc(order[:i], k, lv.cmp)
+	} else {
+		y, _ := slices.BinarySearchFunc(order[i+1:], k, lv.cmp)
+		to = i + 1 + y
+	}
+	lv.level[k] = was
+	return to
+}
+
+// guessExchange is levelDescent's guess at the best partner o for job k's
+// target a step earlier, o's a step later, among the first exchangeGuesses
+// partners the exchanges consider, by the two moves' guesses (guessMoves)
+// summed; ok false if no pair beats the incumbent.
+func (ev *evaluator) guessExchange(lv *levels, order []int, k int, gs *guessSpace) (best int, ok bool) {
+	level, none := lv.level, lv.none
+	one := func(j, l int) (v, s float64, moved bool) {
+		i := slices.Index(order, j)
+		gs.targets = append(gs.targets[:0], lv.placeOf(order, j, i, l))
+		g := ev.guessMoves(order, i, gs.targets, false, gs)
+		if len(g) == 0 {
+			return 0, 0, false
+		}
+		return g[0].v, g[0].s, true
+	}
+	kv, ks, moved := one(k, level[k]-1)
+	if !moved {
+		return 0, false
+	}
+	gain := lv.cost(k, level[k]) - lv.cost(k, level[k]-1)
+	level[k]--
+	_, dk := lv.key(k)
+	level[k]++
+	epsV, epsS := improveTol*math.Abs(ev.base.value), improveTol*math.Abs(ev.base.second)
+	var topV, topS float64
+	partners := 0
+	for _, o := range lv.byWork {
+		if o == k || level[o] >= none[o] {
+			continue
+		}
+		if _, do := lv.key(o); do > dk || lv.cost(o, level[o]+1)-lv.cost(o, level[o]) >= gain {
+			continue
+		}
+		if partners++; partners > exchangeGuesses {
+			break
+		}
+		ov, os, moved := one(o, level[o]+1)
+		if !moved {
+			continue
+		}
+		v, s := kv+ov, ks+os
+		if !(v < -epsV || v <= epsV && s < -epsS) {
+			continue
+		}
+		if !ok || v < topV-epsV || v <= topV+epsV && s < topS {
+			best, topV, topS, ok = o, v, s, true
+		}
+	}
+	return best, ok
+}
+
+// guessSpace is the guesses' workspace.
+type guessSpace struct {
+	targets, levels []int
+	cum             []guessCum
+	out             []guessed
+}
+
+// guessCum is a running sum of guessed changes (penalty, tie-breaker) and
+// of the work passed.
+type guessCum struct{ v, s, shift float64 }
 
 // budgetBoundJobs is the number of jobs from which, at the default effort,
 // the searches at scale run out of budget before their first descent
@@ -413,7 +758,7 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 			front[k] = !front[k]
 		}
 	}
-	return inc.order, inc.s, inc.spent()
+	return inc.result()
 }
 
 // dueSearches is dueSearch from best with the given budget or, where a
@@ -972,7 +1317,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 			}
 		}
 	}
-	return inc.order, inc.s, inc.spent()
+	return inc.result()
 }
 
 // screenFront is how many front jobs swapSearch's screening tries to give
@@ -1247,20 +1592,25 @@ func (lv *levels) rebuild(order []int, ks ...int) {
 	}
 }
 
-// exchangeScreen is how many partners levelDescent's exchanges try for
-// each job before any job gets the rest: the jobs that may take a later
-// target (due before the job's new one, losing less than it gains), the
-// most work first. At J = 200 the exchanges took 40 to 70% of a first
-// descent that spends the whole budget: in index order, with every partner,
-// they gave the first jobs all their partners and the budget ended there.
-// Measured at the default effort on the committed references (J = 20 to
-// 200, both settings) and the unseen seeds (7 to 9 at J = 100 and 200), SLA
-// cost, excess over the best known summed over the 14 cells: 0.443 in
-// index order, 0.429 by work with every partner at once, 0.367 / 0.349 /
-// 0.365 with 3 / 5 / 8 partners first; no cell worse, J = 200 second
-// setting 1.070 -> 1.050, seeds 7 to 9 1.062 / 1.084 / 1.024 -> 1.044 /
-// 1.052 / 1.007 (docs/solver-at-scale.md).
-const exchangeScreen = 5
+// exchangeGuesses is how many partners levelDescent's exchanges guess for
+// each job (guessExchange), of the jobs that may take a later target (due
+// before the job's new one, losing less than it gains), the most work
+// first; the best-guessed one is tried. Before the guesses every partner
+// was estimated, the first five of each job's before the rest (at J = 200
+// the exchanges took 40 to 70% of a first descent that spends the whole
+// budget). With the guesses, SLA cost's summed excess over the best known
+// (14 cells: committed references J = 20 to 200 both settings, unseen
+// seeds 7 to 9 at J = 100 and 200) was -0.030 with 8 partners and -0.031
+// with all of them, in a third less time (docs/solver-at-scale.md).
+const exchangeGuesses = 8
+
+// guessTermsPerEvent is how many terms of the guesses (guessMoves) the
+// searches' budgets count as one event of an estimate: a term, one job's
+// penalty and tie-breaker at a shifted completion, mostly linear (around),
+// costs about a quarter of a schedule's event. Uncounted, the guesses made
+// an SLA cost solve three times as long at the default budget
+// (docs/solver-at-scale.md).
+const guessTermsPerEvent = 4
 
 // levelReach is how far (in positions) from a change levelSearch looks
 // again: with don't-look bits, as window search has, a descent after a kick
@@ -1281,7 +1631,13 @@ func markJobs(look []bool, order []int, lo, hi, reach int) {
 // levelDescent is levelSearch's descent from lv's targets (updated in
 // place): single target changes, then exchanges, first improvement, until
 // a pass finds nothing or budget evaluations are spent. cand is a
-// permutation to work in.
+// permutation to work in. Each job tries only its best-guessed target
+// (guessLevel) and its best-guessed exchange (guessExchange): on SLA cost
+// the summed excess over the best known (14 cells: committed references
+// J = 20 to 200 both settings, unseen seeds 7 to 9 at J = 100 and 200)
+// went from 0.238 to 0.086 at about the same time (guesses counted in the
+// budget, guessTermsPerEvent), and to -0.030 with the guesses uncounted,
+// in three times the time (docs/solver-at-scale.md).
 //
 // look, when not nil, says which jobs to look at first (the descent after
 // a kick); those descents make no exchanges unless lv.kickExchanges (the
@@ -1296,7 +1652,7 @@ func markJobs(look []bool, order []int, lo, hi, reach int) {
 // single changes; the kicks make up for them.
 func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []bool) ([]int, score, int) {
 	n := len(cand)
-	level, first, none := lv.level, lv.first, lv.none
+	level, first := lv.level, lv.first
 	lv.build(cand)
 	inc := ev.newIncumbent(cand, nil)
 	inc.full++
@@ -1309,6 +1665,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	}
 	lookX := slices.Clone(look)
 	var ks []int
+	var gs guessSpace
 	// seq is the order in which the jobs' targets are tried: the most to
 	// gain first (from the step before the target, or with
 	// lv.gainToFirst from the first reachable step), rather than by
@@ -1347,15 +1704,13 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 				continue
 			}
 			look[k] = false
+			// Only the best-guessed target (guessLevel) is tried.
 			was := level[k]
-			for l := first[k]; l <= min(none[k], was+1) && inc.spent() < budget; l++ {
-				if l == was {
-					continue
-				}
+			if l, ok := ev.guessLevel(lv, inc.order, k, &gs); ok {
 				level[k] = l
 				if try(k) {
 					improved = true
-					break
+					continue
 				}
 				level[k] = was
 			}
@@ -1364,58 +1719,31 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 			continue
 		}
 		// Exchanges: one job's target a step earlier, another's a step
-		// later. The partners are tried the most work first, in two
-		// stages: every job with its first exchangeScreen partners, then,
-		// if none paid, every job with the rest (see exchangeScreen).
+		// later, with the best-guessed partner only (guessExchange).
 		ks = ks[:0]
 		for k := range n {
 			if level[k] > first[k] && lookX[k] {
 				ks = append(ks, k)
 			}
 		}
-	exchange:
-		for stage := range 2 {
-			for _, k := range ks {
-				if inc.spent() >= budget {
-					break exchange
-				}
-				lookX[k] = false
+		for _, k := range ks {
+			if inc.spent() >= budget {
+				break
+			}
+			lookX[k] = false
+			if o, ok := ev.guessExchange(lv, inc.order, k, &gs); ok {
 				level[k]--
-				gain := lv.cost(k, level[k]+1) - lv.cost(k, level[k])
-				_, dk := lv.key(k)
-				partners := 0
-				for _, o := range lv.byWork {
-					if inc.spent() >= budget {
-						break
-					}
-					if o == k || level[o] >= none[o] {
-						continue
-					}
-					// Only a job due before k's new target competes with
-					// it, and only one that loses less than k gains is
-					// worth it.
-					if _, do := lv.key(o); do > dk || lv.cost(o, level[o]+1)-lv.cost(o, level[o]) >= gain {
-						continue
-					}
-					partners++
-					if stage == 0 && partners > exchangeScreen {
-						break
-					}
-					if stage == 1 && partners <= exchangeScreen {
-						continue
-					}
-					level[o]++
-					if try(k, o) {
-						improved = true
-						break exchange
-					}
-					level[o]--
+				level[o]++
+				if try(k, o) {
+					improved = true
+					break
 				}
+				level[o]--
 				level[k]++
 			}
 		}
 	}
-	return inc.order, inc.s, inc.spent()
+	return inc.result()
 }
 
 // criticalSearch is local search for a maximum past maxExhaustiveSearchJobs:
@@ -1457,7 +1785,7 @@ func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, s
 			}
 		}
 	}
-	return inc.order, inc.s, inc.spent()
+	return inc.result()
 }
 
 // criticalPosition scores order and returns the position of the job that

@@ -236,15 +236,15 @@ func (p *Packer) run(in Input, order []int, out []float64, first []int) {
 	for j := range first {
 		first[j] = int(p.jobs[j].cur)
 	}
-	p.loop(out, first, len(in.Work), 0, 0)
+	p.loop(out, first, len(in.Work), 0, 0, 0)
 }
 
 // loop runs the events from elapsed time t with live jobs left, the state
 // set up by prepare or restored by Resume; lastEnd is the elapsed end of the
-// last emitted interval.
-func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64) {
+// last emitted interval, and ev the number of events run before (for a
+// recording's snapshots).
+func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64, ev int) {
 	in := p.in
-	ev := 0
 	if p.recording {
 		p.snapshot(ev, live, t)
 	}
