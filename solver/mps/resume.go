@@ -69,21 +69,8 @@ func (p *Packer) Record(order []int, out []float64) {
 // it costs what Resume does rather than a whole run. The recording is then
 // the one Record(order, out) makes. It panics as Resume does.
 func (p *Packer) Rerecord(order []int, k int, out []float64) {
-	if !p.bound || len(p.recOrder) == 0 {
-		panic("mps: Rerecord without Record")
-	}
+	p.checkPrefix("Rerecord", order, k, out)
 	n := len(p.recOrder)
-	if len(order) != n || len(out) != n {
-		panic(fmt.Sprintf("mps: Rerecord: len(order) = %d, len(out) = %d, want %d", len(order), len(out), n))
-	}
-	if k < 0 || k > n {
-		panic(fmt.Sprintf("mps: Rerecord: prefix %d out of [0, %d]", k, n))
-	}
-	for x := range k {
-		if order[x] != p.recOrder[x] {
-			panic(fmt.Sprintf("mps: Rerecord: order[%d] = %d differs from the recorded order within the prefix %d", x, order[x], k))
-		}
-	}
 	c := p.lastCheckpoint(k, true)
 	if c < 0 {
 		p.Record(order, out)
@@ -109,6 +96,26 @@ func (p *Packer) Rerecord(order []int, k int, out []float64) {
 	p.recOut = append(p.recOut[:0], out...)
 }
 
+// checkPrefix panics, naming op, unless there is a recording since the
+// last Bind and order (with out) has its length and its first k jobs.
+func (p *Packer) checkPrefix(op string, order []int, k int, out []float64) {
+	if !p.bound || len(p.recOrder) == 0 {
+		panic("mps: " + op + " without Record")
+	}
+	n := len(p.recOrder)
+	if len(order) != n || len(out) != n {
+		panic(fmt.Sprintf("mps: %s: len(order) = %d, len(out) = %d, want %d", op, len(order), len(out), n))
+	}
+	if k < 0 || k > n {
+		panic(fmt.Sprintf("mps: %s: prefix %d out of [0, %d]", op, k, n))
+	}
+	for x := range k {
+		if order[x] != p.recOrder[x] {
+			panic(fmt.Sprintf("mps: %s: order[%d] = %d differs from the recorded order within the prefix %d", op, x, order[x], k))
+		}
+	}
+}
+
 // lastCheckpoint is the latest snapshot valid for prefix k, -1 if none:
 // need only grows along a run. With whole, the snapshot's events must also
 // have had the slack boundary before k: a recording kept up to there
@@ -131,23 +138,9 @@ func (p *Packer) lastCheckpoint(k int, whole bool) int {
 // state the new order shares. It panics if there was no Record since the
 // last Bind, or if the prefixes differ.
 func (p *Packer) Resume(order []int, k int, out []float64) {
-	if !p.bound || len(p.recOrder) == 0 {
-		panic("mps: Resume without Record")
-	}
-	n := len(p.recOrder)
-	if len(order) != n || len(out) != n {
-		panic(fmt.Sprintf("mps: Resume: len(order) = %d, len(out) = %d, want %d", len(order), len(out), n))
-	}
-	if k < 0 || k > n {
-		panic(fmt.Sprintf("mps: Resume: prefix %d out of [0, %d]", k, n))
-	}
-	for x := range k {
-		if order[x] != p.recOrder[x] {
-			panic(fmt.Sprintf("mps: Resume: order[%d] = %d differs from the recorded order within the prefix %d", x, order[x], k))
-		}
-	}
+	p.checkPrefix("Resume", order, k, out)
 	p.estimating = false
-	p.resume(order, k, n-1, out)
+	p.resume(order, k, len(order)-1, out)
 }
 
 // resume restores the latest snapshot valid for prefix k and runs the rest
