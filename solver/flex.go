@@ -514,8 +514,8 @@ type evaluator struct {
 	// dueSearch skips the split searches (window search does better).
 	tardinessOnly bool
 	evaluations   int
-	// guessed counts the terms of the guesses made (guessBest,
-	// guessMove), which the searches' budgets count too.
+	// guessed counts the terms of the guesses made (guessMoves), which
+	// the searches' budgets count too (incumbent.spent).
 	guessed int
 	// serial keeps on this goroutine what Solve and exchangeKeys would
 	// otherwise run at once (tests compare the two: the answers are the
@@ -611,10 +611,10 @@ func newEvaluator(in *instance) *evaluator {
 }
 
 // dueTerm is a job's penalty and tie-breaker pull when both are one
-// deadline's (tardiness and tardy jobs, plain or weighted): what
-// evaluator.delta computes without the general forms' switches, millions
-// of times per solve. kind dueGeneral leaves them to penalty.Func and
-// ramp.
+// deadline's (tardiness and tardy jobs, plain or weighted) or an SLA's
+// steps: what evaluator.delta computes without the general forms'
+// switches, millions of times per solve. kind dueGeneral leaves them to
+// penalty.Func and ramp.
 type dueTerm struct {
 	kind uint8
 	// w weighs the penalty, pw the pull; d is the deadline, e the
