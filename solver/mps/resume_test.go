@@ -143,7 +143,10 @@ func TestResumePanicsOnMisuse(t *testing.T) {
 // BenchmarkResume measures what prefix reuse saves in a local search's
 // insertion neighbourhood: every move of a job to another position of a
 // fixed order, scored by a full run (full) or by Resume from the recorded
-// order (resume). The ratio is the saving per neighbourhood pass.
+// order (resume). The ratio is the saving per neighbourhood pass. A move
+// recorded as the new incumbent, by Record (record) or from the shared
+// prefix (rerecord), then back to the fixed order the same way, gives what
+// Rerecord saves on a search's records.
 //
 //	go test ./solver/mps -run '^$' -bench BenchmarkResume
 func BenchmarkResume(b *testing.B) {
@@ -157,7 +160,7 @@ func BenchmarkResume(b *testing.B) {
 		}
 		next := make([]int, n)
 		out := make([]float64, n)
-		for _, mode := range []string{"full", "resume"} {
+		for _, mode := range []string{"full", "resume", "record", "rerecord"} {
 			b.Run(fmt.Sprintf("jobs=%d/mode=%s", n, mode), func(b *testing.B) {
 				var p Packer
 				p.Bind(in)
@@ -167,10 +170,17 @@ func BenchmarkResume(b *testing.B) {
 					m := moves[x%len(moves)]
 					x++
 					moveTo(next, order, m.i, m.k)
-					if mode == "full" {
+					switch mode {
+					case "full":
 						p.BoundCompletions(next, out)
-					} else {
+					case "resume":
 						p.Resume(next, min(m.i, m.k), out)
+					case "record":
+						p.Record(next, out)
+						p.Record(order, out)
+					case "rerecord":
+						p.Rerecord(next, min(m.i, m.k), out)
+						p.Rerecord(order, min(m.i, m.k), out)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/move")
