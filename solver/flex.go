@@ -539,8 +539,6 @@ type evaluator struct {
 	// dues is each job's penalty in the form delta computes fast (the
 	// search at scale only).
 	dues []dueTerm
-	// recorded is the order the packer recorded last (setBase).
-	recorded []int
 	// baseHot says which jobs the incumbent finishes late, or past their
 	// deadline less the margin (see mayGain).
 	baseHot []bool

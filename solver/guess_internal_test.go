@@ -54,6 +54,16 @@ func guessInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric, oneMac
 	return ev
 }
 
+// recordedInstance is guessInstance with a random order of its jobs
+// recorded as the incumbent (setBase).
+func recordedInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric, oneMachine bool) (*evaluator, []int) {
+	t.Helper()
+	ev := guessInstance(t, rng, n, m, oneMachine)
+	order := rng.Perm(n)
+	ev.setBase(order)
+	return ev, order
+}
+
 // deadlineSums are the sums of deadline penalties the guesses serve.
 var deadlineSums = []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness, penalty.TardyJobs,
 	penalty.WeightedTardyJobs, penalty.SLACost}
@@ -64,17 +74,15 @@ var deadlineSums = []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardin
 func TestGuessMovesExactOnOneMachine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 30))
 	for _, m := range deadlineSums {
-		ev := guessInstance(t, rng, 30, m, true)
-		order := rng.Perm(30)
-		ev.setBase(order)
+		ev, order := recordedInstance(t, rng, 30, m, true)
 		base := ev.base
 		var gs guessSpace
 		cand := make([]int, len(order))
+		targets := make([]int, 0, len(order)+1)
+		for k := range len(order) + 1 {
+			targets = append(targets, k)
+		}
 		for i := range order {
-			targets := make([]int, 0, len(order)+1)
-			for k := range len(order) + 1 {
-				targets = append(targets, k)
-			}
 			guesses := slices.Clone(ev.guessMoves(order, i, targets, false, &gs))
 			if len(guesses) != len(order)-1 {
 				t.Fatalf("%s, job at %d: %d guesses, want one per target but i and i+1", m, i, len(guesses))
@@ -99,9 +107,7 @@ func TestGuessMovesExactOnOneMachine(t *testing.T) {
 func TestDeltaMatchesPenalty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 40))
 	for _, m := range deadlineSums {
-		ev := guessInstance(t, rng, 20, m, false)
-		order := rng.Perm(20)
-		ev.setBase(order)
+		ev, _ := recordedInstance(t, rng, 20, m, false)
 		for k := range 20 {
 			c0 := ev.baseAt[k]
 			r := ev.baseAround[k]

@@ -37,18 +37,11 @@ import (
 // records its incumbent again after a few moves, and a kicked order
 // shares a prefix with the walk's.
 func (ev *evaluator) setBase(order []int) {
-	k := 0
-	if len(ev.recorded) == len(order) {
-		for k < len(order) && order[k] == ev.recorded[k] {
-			k++
-		}
-	}
-	if k > 0 {
+	if k := ev.packer.RecordedPrefix(order); k > 0 {
 		ev.packer.Rerecord(order, k, ev.completions)
 	} else {
 		ev.packer.Record(order, ev.completions)
 	}
-	ev.recorded = append(ev.recorded[:0], order...)
 	if ev.in.agg != penalty.Sum {
 		return
 	}
@@ -436,32 +429,19 @@ func (ev *evaluator) guessMoves(order []int, i int, targets []int, prune bool, g
 	n := len(order)
 	a := order[i]
 	out := gs.out[:0]
-	// With prune, as mayGain: a job moves earlier only if it is hot,
-	// later only past a hot job.
-	hotL := !prune || ev.baseHot[a]
+	// The targets guessed: in range, a move, and with prune one mayGain
+	// allows; the sweeps go as far as the farthest each way.
+	keep := slices.Grow(gs.keep[:0], len(targets))[:len(targets)]
+	gs.keep = keep
 	maxL, maxR := 0, 0
-	for _, k := range targets {
+	for x, k := range targets {
+		keep[x] = k >= 0 && k <= n && k != i && k != i+1 && (!prune || ev.mayGain(order, i, k))
 		switch {
-		case k < 0 || k > n || k == i || k == i+1:
+		case !keep[x]:
 		case k < i:
-			if hotL {
-				maxL = max(maxL, i-k)
-			}
+			maxL = max(maxL, i-k)
 		default:
 			maxR = max(maxR, k-i-1)
-		}
-	}
-	firstHot := i
-	if prune {
-		firstHot = n
-		for x := i + 1; x < min(n, i+1+maxR); x++ {
-			if ev.baseHot[order[x]] {
-				firstHot = x
-				break
-			}
-		}
-		if firstHot == n {
-			maxR = 0
 		}
 	}
 	if maxL == 0 && maxR == 0 {
@@ -509,22 +489,16 @@ func (ev *evaluator) guessMoves(order []int, i int, targets []int, prune bool, g
 		shift += in.work[b]
 		right[d] = guessCum{v, sc, shift}
 	}
-	for _, k := range targets {
+	for t, k := range targets {
 		var x guessCum
 		var c float64
 		switch {
-		case k < 0 || k > n || k == i || k == i+1:
+		case !keep[t]:
 			continue
 		case k < i:
-			if !hotL {
-				continue
-			}
 			x = left[i-k]
 			c = ev.baseAt[a] - x.shift/sl
 		default:
-			if k <= firstHot {
-				continue
-			}
 			x = right[k-i-1]
 			c = ev.baseAt[a] + x.shift/sl
 		}
@@ -627,6 +601,7 @@ func (ev *evaluator) guessExchange(lv *levels, order []int, k int, gs *guessSpac
 // guessSpace is the guesses' workspace.
 type guessSpace struct {
 	targets, levels []int
+	keep            []bool
 	cum             []guessCum
 	out             []guessed
 }

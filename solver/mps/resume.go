@@ -96,6 +96,20 @@ func (p *Packer) Rerecord(order []int, k int, out []float64) {
 	p.recOut = append(p.recOut[:0], out...)
 }
 
+// RecordedPrefix is how many first jobs order shares with the last
+// Record's (or Rerecord's) order: the k Rerecord and Resume may be given;
+// 0 with no recording since the last Bind.
+func (p *Packer) RecordedPrefix(order []int) int {
+	if !p.bound || len(p.recOrder) != len(order) {
+		return 0
+	}
+	k := 0
+	for k < len(order) && order[k] == p.recOrder[k] {
+		k++
+	}
+	return k
+}
+
 // checkPrefix panics, naming op, unless there is a recording since the
 // last Bind and order (with out) has its length and its first k jobs.
 func (p *Packer) checkPrefix(op string, order []int, k int, out []float64) {

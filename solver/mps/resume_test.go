@@ -35,6 +35,9 @@ func TestResumeMatchesBoundCompletions(t *testing.T) {
 			next := make([]int, n)
 			moveTo(next, order, i, k)
 			prefix := min(i, k)
+			if got := inc.RecordedPrefix(next); got < prefix || got == n && !slices.Equal(next, order) {
+				t.Fatalf("move %d (%d to %d): RecordedPrefix %d, want at least %d and the order itself only if unchanged", step, i, k, got, prefix)
+			}
 			full.BoundCompletions(next, want)
 			inc.Resume(next, prefix, got)
 			checkSame(t, fmt.Sprintf("move %d (%d to %d)", step, i, k), want, got)
@@ -50,6 +53,9 @@ func TestResumeMatchesBoundCompletions(t *testing.T) {
 					inc.Record(order, got)
 				}
 				checkSame(t, fmt.Sprintf("record of move %d", step), want, got)
+				if p := inc.RecordedPrefix(order); p != n {
+					t.Fatalf("record of move %d: RecordedPrefix of the order recorded %d, want %d", step, p, n)
+				}
 			}
 		}
 	})
@@ -126,6 +132,9 @@ func TestResumePanicsOnMisuse(t *testing.T) {
 	p.Bind(in)
 	mustPanic("resume before record after bind", func() { p.Resume(order, 0, out) })
 	mustPanic("rerecord before record", func() { p.Rerecord(order, 0, out) })
+	if k := p.RecordedPrefix(order); k != 0 {
+		t.Errorf("RecordedPrefix before any Record: %d, want 0", k)
+	}
 	p.Record(order, out)
 	other := append([]int(nil), order...)
 	other[0], other[1] = other[1], other[0]
