@@ -524,6 +524,9 @@ type evaluator struct {
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
 	rampKind []rampKind
+	// earliest is each job's earliest completion, alone at its maximum
+	// from now: a step due before it is out of reach (reachable).
+	earliest []float64
 	// margin is the share of the time to a deadline by which the
 	// tie-breaker anticipates it (early); 0 below the search at scale.
 	margin float64
@@ -547,6 +550,10 @@ type evaluator struct {
 	walks int
 	// noSplit skips the split descent on SLA cost (dueSearches).
 	noSplit bool
+	// farJumps lets dueSearch's window descent jump as far as the order
+	// is long rather than maxJump (dueSearches' second search on
+	// tardiness).
+	farJumps bool
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).
@@ -567,6 +574,10 @@ func newEvaluator(in *instance) *evaluator {
 	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs)), walks: walks}
 	ev.packer.Bind(ev.input)
 	ev.rampKind = make([]rampKind, len(in.jobs))
+	ev.earliest = make([]float64, len(in.jobs))
+	for k := range ev.earliest {
+		ev.earliest[k] = in.now + in.work[k]/float64(in.max[k])
+	}
 	for k, m := range in.metrics {
 		switch {
 		case m == penalty.TardyJobs:
@@ -651,9 +662,16 @@ func (ev *evaluator) dueTermOf(k int, m penalty.Metric) dueTerm {
 		t.kind = dueSLA
 		prev := 0.0
 		for _, st := range j.SLA {
-			t.steps = append(t.steps, slaStep{st.Deadline, ev.early(st.Deadline), st.Penalty, st.Penalty - prev})
+			rise := st.Penalty - prev
+			if !ev.reachable(k, st.Deadline) {
+				rise = 0
+			}
+			t.steps = append(t.steps, slaStep{st.Deadline, ev.early(st.Deadline), st.Penalty, rise})
 			prev = st.Penalty
 		}
+	}
+	if t.kind == dueTardy && !ev.reachable(k, j.Deadline) {
+		t.pw = 0
 	}
 	// The pull's forms (see pull) must be the ones assumed above.
 	switch ev.rampKind[k] {
@@ -805,8 +823,8 @@ func (ev *evaluator) scoreCompletions() score {
 }
 
 // ramp is the tie-breaker of job k completing at c on a plateau of the
-// objective: for a step metric, the steps it has missed, each weighted by
-// how far past its deadline c lies; for a minimax objective, the job's own
+// objective: for a step metric, the steps it has missed and could have
+// met (reachable), each weighted by how far past its deadline c lies; for a minimax objective, the job's own
 // penalty (the sum of all penalties separates orders with the same worst
 // job); for tardiness, its weighted completion time. A small pull towards
 // earlier completion is added everywhere, so that, all else equal, earlier
@@ -824,22 +842,41 @@ func (ev *evaluator) rampWith(c, pull float64) float64 {
 // second.
 const rampPull = 1e-6
 
+// reachable reports whether job k can still complete by d: alone at its
+// maximum from now (earliest) it would.
+func (ev *evaluator) reachable(k int, d float64) bool {
+	return d >= ev.earliest[k]
+}
+
 // pull is ramp less its pull towards earlier completion. On the deadline
 // metrics it is positive only once c passes a deadline less the
-// evaluator's margin: the jobs a move can help (evaluator.mayGain).
+// evaluator's margin: the jobs a move can help (evaluator.mayGain). On the
+// step metrics a step out of the job's reach (reachable) pulls nothing:
+// the job misses it wherever it stands, and pulled forward it only took
+// slots from jobs that could still make theirs. Measured on 180 instances
+// of unseen seeds 10 to 13 (J = 50 to 200, both settings) against
+// references of 100,000 evaluations, summed excess over the six cells:
+// weighted tardy jobs 0.090 -> 0.047, tardy jobs 0.015 -> -0.009, SLA
+// cost 0.120 -> 0.109 (docs/solver-at-scale.md).
 func (ev *evaluator) pull(k int, c float64) float64 {
 	in := ev.in
 	j := &in.pj[k]
 	r := 0.0
 	switch ev.rampKind[k] {
 	case rampTardy:
-		r += late(c, ev.early(j.Deadline))
+		if ev.reachable(k, j.Deadline) {
+			r += late(c, ev.early(j.Deadline))
+		}
 	case rampWeightedTardy:
-		r += j.Weight * late(c, ev.early(j.Deadline))
+		if ev.reachable(k, j.Deadline) {
+			r += j.Weight * late(c, ev.early(j.Deadline))
+		}
 	case rampSLA:
 		prev := 0.0
 		for _, st := range j.SLA {
-			r += (st.Penalty - prev) * late(c, ev.early(st.Deadline))
+			if ev.reachable(k, st.Deadline) {
+				r += (st.Penalty - prev) * late(c, ev.early(st.Deadline))
+			}
 			prev = st.Penalty
 		}
 	case rampPenalty:

@@ -169,7 +169,7 @@ func TestSearchScoresAreExact(t *testing.T) {
 	for _, m := range deadlineSums {
 		ev := guessInstance(t, rng, 60, m, false)
 		start := rng.Perm(60)
-		o, s, _ := ev.windowSearch(start, nil, 300, searchWindow, searchWindow, nil)
+		o, s, _ := ev.windowSearch(start, nil, 300, searchWindow, searchWindow, maxJump, nil)
 		if want := ev.score(o); s != want {
 			t.Errorf("%s: window search returns %+v, its order scores %+v", m, s, want)
 		}
@@ -179,6 +179,59 @@ func TestSearchScoresAreExact(t *testing.T) {
 			if want := ev.score(o); s != want {
 				t.Errorf("level descent returns %+v, its order scores %+v", s, want)
 			}
+		}
+	}
+}
+
+// TestUnreachableStepsPullNothing checks that the tie-breaker pulls a job
+// only towards the steps it can still meet: job 0 (work 100, at most 10
+// slots, so done at 10 s at best) is due at 5 s and, on SLA cost, has
+// steps at 5, 50 and 80 s; job 1 (done at 1 s at best) is due at 50 s,
+// with the same steps. Late, job 0 pulls nothing on tardy jobs and only
+// towards its last two steps on SLA cost, job 1 towards all of them; delta,
+// which the guesses use, agrees.
+func TestUnreachableStepsPullNothing(t *testing.T) {
+	steps := []penalty.Step{{Deadline: 5, Penalty: 0.2}, {Deadline: 50, Penalty: 0.5}, {Deadline: 80, Penalty: 0.9}}
+	n := maxExhaustiveSearchJobs + 1
+	for _, m := range []penalty.Metric{penalty.WeightedTardyJobs, penalty.TardyJobs, penalty.SLACost} {
+		p := Problem{Slots: 10 * n, Metric: m}
+		for k := range n {
+			d, mx := []float64{5, 50}[min(k, 1)], []int{10, 100}[min(k, 1)]
+			p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("j%02d", k), Min: 1, Max: mx, Work: 100, Weight: 0.5, Deadline: d, HasDeadline: true, SLA: steps})
+		}
+		in, err := newInstance(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := newEvaluator(in)
+		if ev.dues == nil {
+			t.Fatalf("%s: no dueTerms: not the search at scale", m)
+		}
+		job0, job1 := slices.Index(in.orig, 0), slices.Index(in.orig, 1)
+		const c = 100.0
+		want0, want1 := 0.0, 0.5*late(c, ev.early(50))
+		switch m {
+		case penalty.TardyJobs:
+			want1 = late(c, ev.early(50))
+		case penalty.SLACost:
+			want0 = 0.3*late(c, ev.early(50)) + 0.4*late(c, ev.early(80))
+			want1 = want0 + 0.2*late(c, ev.early(5))
+		}
+		for _, x := range []struct {
+			k    int
+			want float64
+		}{{job0, want0}, {job1, want1}} {
+			if got := ev.pull(x.k, c); math.Abs(got-x.want) > 1e-12 {
+				t.Errorf("%s: job %d's pull at %v s: %v, want %v", m, in.orig[x.k], c, got, x.want)
+			}
+		}
+		// delta from a completion on time for every reachable step.
+		ev.setBase(identity(n))
+		ev.baseAt[job0], ev.basePen[job0] = 10, in.fn[job0].At(10)
+		ev.baseRamp[job0] = ev.ramp(job0, 10)
+		_, ds := ev.delta(job0, c)
+		if want := ev.ramp(job0, c) - ev.baseRamp[job0]; math.Abs(ds-want) > 1e-12 {
+			t.Errorf("%s: job 0's delta in tie-breaker from 10 s to %v s: %v, want %v", m, c, ds, want)
 		}
 	}
 }

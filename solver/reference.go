@@ -96,7 +96,7 @@ func bestKnown(p Problem, evaluations int, seed uint64) (float64, error) {
 		if share <= 0 {
 			break
 		}
-		o, s, used := ev.windowSearch(st, nil, share, n, n, nil)
+		o, s, used := ev.windowSearch(st, nil, share, n, n, n, nil)
 		spent += used + 1
 		if s.less(best.s) {
 			best = scoredOrder{ordering{"descent", o}, s}

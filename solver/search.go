@@ -229,7 +229,8 @@ const estimateTol = 1e-9
 
 // windowSearch is first-improvement insertion local search in which each job
 // moves to the positions within window either way, and to a few farther
-// ones at geometrically growing distances (jumps); it runs until a pass
+// ones at geometrically growing distances (jumps: 2 window, 4 window, ...
+// below jump, which is maxJump but in one of dueSearches' searches); it runs until a pass
 // finds nothing or budget evaluations are spent. look says which positions
 // to try first (nil: all); reach is how far from an accepted move positions
 // are looked at again. On the search at scale (sums of deadline penalties
@@ -247,7 +248,7 @@ const estimateTol = 1e-9
 // meets the incumbent's again (mps.Packer.Estimate), about the moved span
 // instead of the rest of the order. start's score is *s, or, with s nil,
 // taken from the run that records it (newIncumbent).
-func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach int, look []bool) ([]int, score, int) {
+func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach, jump int, look []bool) ([]int, score, int) {
 	n := len(start)
 	inc := ev.newIncumbent(start, s)
 	cand := make([]int, n)
@@ -297,7 +298,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 			look[i] = false
 			if prune {
 				// Only the best-guessed move (guessBest).
-				if k, ok := ev.guessBest(inc.order, i, window, &gs); ok {
+				if k, ok := ev.guessBest(inc.order, i, window, jump, &gs); ok {
 					moveTo(cand, inc.order, i, k)
 					if p, q := min(i, k), max(i, k); inc.try(cand, p, q) {
 						improved = true
@@ -310,7 +311,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach i
 			for d := 1; d <= window; d++ {
 				targets = append(targets, i-d, i+d+1)
 			}
-			for d := 2 * window; d < min(n, maxJump); d *= 2 {
+			for d := 2 * window; d < min(n, jump); d *= 2 {
 				targets = append(targets, i-d, i+d+1)
 			}
 			for _, k := range targets {
@@ -379,13 +380,13 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 // 200, both settings, and the unseen seeds 7 to 9 at J = 100 and 200)
 // from 0.252 to 0.040 at the same budget; the guesses' correlation with the
 // estimates was 0.93 (J = 100, avg_tardiness; docs/solver-at-scale.md).
-func (ev *evaluator) guessBest(order []int, i, window int, gs *guessSpace) (best int, ok bool) {
+func (ev *evaluator) guessBest(order []int, i, window, jump int, gs *guessSpace) (best int, ok bool) {
 	n := len(order)
 	targets := gs.targets[:0]
 	for d := 1; d <= window; d++ {
 		targets = append(targets, i-d, i+d+1)
 	}
-	for d := 2 * window; d < min(n, maxJump); d *= 2 {
+	for d := 2 * window; d < min(n, jump); d *= 2 {
 		targets = append(targets, i-d, i+d+1)
 	}
 	gs.targets = targets
@@ -620,8 +621,10 @@ type guessCum struct{ v, s, shift float64 }
 //     instance at J = 100 to another basin (weighted tardy jobs 1.000 ->
 //     1.111) and changed nothing else;
 //   - the two tardy-jobs keys' searches count once (exchangeKeys);
-//   - SLA cost runs two searches at once instead of two walks, at
-//     slaTwoSearchesShare of the budget (dueSearches).
+//   - SLA cost's second search starts from best itself rather than from
+//     the second-best candidate, at slaTwoSearchesShare of the budget,
+//     and tardiness's from the second-best candidate rather than from
+//     SRPT (dueSearches).
 //
 // (Window search skipped the moves mayGain rules out in its descent over
 // the whole order only from here too, until tardiness ran two searches
@@ -629,7 +632,8 @@ type guessCum struct{ v, s, shift float64 }
 const budgetBoundJobs = 150
 
 // maxJump bounds window search's jumps: it tries distances 2 window, 4
-// window, ... below maxJump (6, 12 and 24 positions). A move's estimate runs
+// window, ... below maxJump (6, 12 and 24 positions), but in the descent of
+// dueSearches' second search on tardiness (see there). A move's estimate runs
 // until the moved job's schedule meets the incumbent's again, so its cost
 // grows with the distance, and the farther jumps almost never pay: on the
 // five base-case instances at J = 200 (weighted tardiness), moves of 32
@@ -674,7 +678,7 @@ func (ev *evaluator) iterate(best scoredOrder, budget, window, reach int, rng *r
 		doubleBridge(kick, walk.o.order, a, b, c)
 		clear(look)
 		markAround(look, a, c, reach)
-		o, s, used := ev.windowSearch(kick, nil, budget-spent-1, window, reach, look)
+		o, s, used := ev.windowSearch(kick, nil, budget-spent-1, window, reach, maxJump, look)
 		spent += used + 1
 		if cmpTol(s.value, walk.s.value) <= 0 {
 			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", o}, s}
@@ -739,44 +743,67 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 // dueSearches is dueSearch from best with the given budget or, where a
 // second core buys more as a second search than as a second walk (see
 // walks), two searches at once, each with one walk and the whole budget,
-// and the better answer, the first's among equals:
+// and the better answer, the first's among equals. The second search starts
+// elsewhere, so that it ends in another basin:
 //
-//   - on tardiness alone, the second from the best of the scored
-//     candidates sorted that is not best's order (the best candidate
-//     itself when best is the pre-phase's improvement of it). At J = 200
-//     the first window descent spends most of the budget, so a second walk
-//     does nothing there, and a second start ends in another basin
+//   - on tardiness alone, from SRPT below budgetBoundJobs jobs (the
+//     candidate least like the deadline orders that usually score best),
+//     and from there, where a descent from so far away would not finish,
+//     from the best of the scored candidates sorted that is not best's
+//     order (the best candidate itself when best is the pre-phase's
+//     improvement of it). Its window descent jumps as far as the order is
+//     long (farJumps): a large job that blocks many may have to move a
+//     hundred positions. At J = 200 the first window descent spends most
+//     of the budget, so a second walk does nothing there
 //     (docs/solver-at-scale.md: weighted_tardiness at J = 200 1.042 ->
 //     1.034, unseen seeds 7 to 9 1.046 / 1.027 / 1.030 -> 1.026 / 1.017 /
-//     1.016);
-//   - on SLA cost from budgetBoundJobs jobs, the second without the split
-//     descent: the level search from best itself, its descents in the
-//     second walk's order (levelSearch; at the same budget,
-//     J = 200 1.059 -> 1.047, second setting 1.060 -> 1.045 with its worst
-//     instance 1.143 -> 1.085; the budget there is then cut to
-//     slaTwoSearchesShare to meet the time bar, at about the quality of
-//     one search). At J = 100, where the iterated stage is most of the
-//     solve, two walks did better (1.021 against 1.022, second setting
-//     1.035 against 1.044).
+//     1.016). On 120 instances of unseen seeds 10 to 13 (J = 100 and 200,
+//     both settings), against references of 100,000 evaluations,
+//     weighted_tardiness at J = 200 went from 1.035, two instances past
+//     1.10 (1.48 and 1.25, where a descent with every jump from any
+//     classical order found what the capped one could not), to 1.016,
+//     worst 1.06, with the far jumps; SRPT took avg_tardiness at J = 100
+//     from 1.007 (worst 1.134) to 1.001 (1.013);
+//   - on SLA cost below budgetBoundJobs, from the second-best candidate
+//     as above, without the split descent (noSplit): on seeds 10 to 13 at
+//     J = 50 and 100, 1.012 / 1.011 / 1.015 / 1.019 -> 1.007 / 1.011 /
+//     1.012 / 1.014 (base case / second setting), and against the
+//     committed references J = 50 1.013 / 1.015 -> 1.006 / 1.003, J = 100
+//     1.014 / 1.025 -> 1.011 / 1.012, where the two walks from one start
+//     ran before;
+//   - on SLA cost from budgetBoundJobs jobs, from best itself without the
+//     split descent: the level search from best, its descents in the
+//     second walk's order (levelSearch; at the same budget, J = 200 1.059
+//     -> 1.047, second setting 1.060 -> 1.045 with its worst instance
+//     1.143 -> 1.085; the budget there is then cut to slaTwoSearchesShare
+//     to meet the time bar, at about the quality of one search). The
+//     second-best candidate there did no better on seeds 10 to 13.
 //
 // Tardy jobs run their two keys' searches at once already (exchangeKeys).
 func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget int) scoredOrder {
+	n := len(ev.in.jobs)
 	starts := [2]scoredOrder{best, best}
-	switch {
-	case ev.slaOnly && len(ev.in.jobs) >= budgetBoundJobs:
-	case ev.tardinessOnly:
-		second := slices.IndexFunc(sorted, func(t scoredOrder) bool { return !slices.Equal(t.o.order, best.o.order) })
+	if ev.tardinessOnly || ev.slaOnly && n < budgetBoundJobs {
+		other := func(t scoredOrder) bool { return !slices.Equal(t.o.order, best.o.order) }
+		second := -1
+		if ev.tardinessOnly && n < budgetBoundJobs {
+			second = slices.IndexFunc(sorted, func(t scoredOrder) bool { return t.o.scheme == "srpt" && other(t) })
+		}
+		if second < 0 {
+			second = slices.IndexFunc(sorted, other)
+		}
 		if second < 0 {
 			return ev.dueSearch(best, budget)
 		}
 		starts[1] = sorted[second]
-	default:
+	} else if !ev.slaOnly {
 		return ev.dueSearch(best, budget)
 	}
 	var res [2]scoredOrder
 	ev.atOnce(2, func(e *evaluator, x int) {
 		e.walks = 1
 		e.noSplit = ev.slaOnly && x == 1
+		e.farJumps = ev.tardinessOnly && x == 1
 		res[x] = e.dueSearch(starts[x], budget)
 	})
 	if res[1].s.less(res[0].s) {
@@ -895,7 +922,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 					res[x], used[x] = exchangesFrom(e, from, left)
 					return
 				}
-				o, s, u := e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, nil)
+				o, s, u := e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, maxJump, nil)
 				res[x], used[x] = from.beatenBy(o, s, "+window"), u
 			})
 			spent += max(used[0], used[1])
@@ -954,7 +981,11 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		best = best.beatenBy(o, s, "+level")
 	}
 	if left := budget - spent; left > 0 {
-		o, s, used := ev.windowSearch(best.o.order, &best.s, left, searchWindow, searchWindow, nil)
+		jump := maxJump
+		if ev.farJumps {
+			jump = n
+		}
+		o, s, used := ev.windowSearch(best.o.order, &best.s, left, searchWindow, searchWindow, jump, nil)
 		spent += used
 		best = best.beatenBy(o, s, "+window")
 	}
@@ -1077,8 +1108,9 @@ func (ev *evaluator) atOnce(k int, run func(e *evaluator, x int)) {
 // penalties worse in 70 cells). Two walks
 // sharing the budget, the same work as one, lost to one. On one core the
 // stage takes twice as long; the answer does not depend on the cores.
-// Where two whole searches run at once instead (dueSearches), each has one
-// walk.
+// Where two whole searches run at once instead (dueSearches: tardiness,
+// SLA cost), each has one walk; two searches from two starts did better
+// than two walks from one.
 const walks = 2
 
 // iterateWalks is iterate from best with the given budget for each of

@@ -1,8 +1,10 @@
 package solver
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 
@@ -105,24 +107,31 @@ func TestIterateWalks(t *testing.T) {
 
 // TestDueSearches checks that where the search at scale is two searches
 // at once, each is the one dueSearch makes alone with one walk: on
-// tardiness alone from the best order and from the best other candidate,
-// on SLA cost from budgetBoundJobs jobs from the best order with the split
-// descent and without it; and that it answers the better. On some
-// instance the second must win, or it buys nothing.
+// tardiness alone from the best order and, jumping far, from SRPT below
+// budgetBoundJobs jobs and from the best other candidate from there; on
+// SLA cost from the best order with the split descent and, without it,
+// from the best other candidate below budgetBoundJobs and from the best
+// order from there; and that it answers the better. On some instance the
+// second must win, or it buys nothing.
 func TestDueSearches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
+	tardiness := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}
+	sla := []penalty.Metric{penalty.SLACost}
 	for _, c := range []struct {
 		metrics    []penalty.Metric
 		jobs, more int
 		budget     int
 	}{
-		{[]penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}, 30, 60, 400},
-		{[]penalty.Metric{penalty.SLACost}, budgetBoundJobs, 20, 300},
+		{tardiness, 30, 60, 400},
+		{tardiness, budgetBoundJobs, 20, 200},
+		{sla, 30, 60, 300},
+		{sla, budgetBoundJobs, 20, 300},
 	} {
 		secondWon := 0
 		for i := range 10 {
 			m := c.metrics[i%len(c.metrics)]
 			in := deadlineInstance(t, rng, c.jobs+rng.IntN(c.more), m)
+			n := len(in.jobs)
 			ev := newEvaluator(in)
 			var sorted []scoredOrder
 			for _, o := range in.classicalOrders() {
@@ -144,11 +153,25 @@ func TestDueSearches(t *testing.T) {
 				start := best
 				e := newEvaluator(in)
 				e.walks = 1
-				if x == 1 && m == penalty.SLACost {
-					e.noSplit = true
-				} else if x == 1 {
-					y := slices.IndexFunc(sorted, func(s scoredOrder) bool { return !slices.Equal(s.o.order, best.o.order) })
-					start = sorted[y]
+				if x == 1 {
+					other := slices.IndexFunc(sorted, func(s scoredOrder) bool { return !slices.Equal(s.o.order, best.o.order) })
+					switch {
+					case m == penalty.SLACost:
+						e.noSplit = true
+						if n < budgetBoundJobs {
+							start = sorted[other]
+						}
+					case n < budgetBoundJobs:
+						// SRPT, unless it is best's order.
+						e.farJumps = true
+						start = sorted[other]
+						if y := slices.IndexFunc(sorted, func(s scoredOrder) bool { return s.o.scheme == "srpt" }); !slices.Equal(sorted[y].o.order, best.o.order) {
+							start = sorted[y]
+						}
+					default:
+						e.farJumps = true
+						start = sorted[other]
+					}
 				}
 				alone[x] = e.dueSearch(start, c.budget)
 			}
@@ -158,11 +181,45 @@ func TestDueSearches(t *testing.T) {
 				secondWon++
 			}
 			if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
-				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, len(in.jobs), got.s, want.s)
+				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, n, got.s, want.s)
 			}
 		}
 		if secondWon == 0 {
-			t.Errorf("%v: the second search never won", c.metrics)
+			t.Errorf("%v from %d jobs: the second search never won", c.metrics, c.jobs)
 		}
+	}
+}
+
+// TestSecondSearchJumpsFar holds the instance that showed why dueSearches'
+// second search on tardiness jumps as far as the order is long:
+// testdata/blocked-basin.json is sim.GenerateInstance's base case at
+// J = 200 (S = 2,000), seed 11, index 7, on weighted tardiness. With
+// window search's jumps capped at maxJump, FLEX ended at 0.683 at every
+// effort, where one window descent that may move any job anywhere reaches
+// 0.531 from SRPT (and a long search 0.461): a large job ahead of many had
+// to move about a hundred positions back. FLEX at the default effort must
+// now do at least as well as that descent.
+func TestSecondSearchJumpsFar(t *testing.T) {
+	b, err := os.ReadFile("testdata/blocked-basin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Problem{Slots: 2000, Metric: penalty.WeightedTardiness}
+	if err := json.Unmarshal(b, &p.Jobs); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Flex{}.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := newInstance(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(in.jobs)
+	srpt := sortedBy(n, func(k int) float64 { return in.work[k] })
+	_, s, _ := newEvaluator(in).windowSearch(srpt, nil, 10*n*n, n, n, n, nil)
+	if r.Value > s.value*(1+1e-9) {
+		t.Errorf("FLEX %.4f (%s), worse than one descent with every jump from SRPT, %.4f", r.Value, r.Scheme, s.value)
 	}
 }
