@@ -762,8 +762,9 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 //     weighted_tardiness at J = 200 went from 1.035, two instances past
 //     1.10 (1.48 and 1.25, where a descent with every jump from any
 //     classical order found what the capped one could not), to 1.016,
-//     worst 1.06, with the far jumps; SRPT took avg_tardiness at J = 100
-//     from 1.007 (worst 1.134) to 1.001 (1.013);
+//     worst 1.06, with the far jumps; at J = 100 (base case) avg_tardiness
+//     was 1.007 (worst 1.134) with the far jumps from the second-best
+//     candidate, 1.001 (1.013) from SRPT;
 //   - on SLA cost below budgetBoundJobs, from the second-best candidate
 //     as above, without the split descent (noSplit): on seeds 10 to 13 at
 //     J = 50 and 100, 1.012 / 1.011 / 1.015 / 1.019 -> 1.007 / 1.011 /
