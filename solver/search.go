@@ -1463,7 +1463,14 @@ func (ev *evaluator) newLevels(start, back []int) *levels {
 	in := ev.in
 	n := len(start)
 	lv := &levels{in: in, backRank: make([]int, n), first: make([]int, n), none: make([]int, n), level: make([]int, n),
-		byWork: mostWorkFirst(identity(n), in.work)}
+		byWork: mostWorkFirst(identity(n), in.work), off: make([]int, n)}
+	for k := range n {
+		lv.off[k] = len(lv.due)
+		for _, st := range in.pj[k].SLA {
+			lv.due = append(lv.due, st.Deadline)
+		}
+		lv.due = append(lv.due, math.Inf(1))
+	}
 	for x, k := range back {
 		lv.backRank[k] = x
 	}
@@ -1544,6 +1551,12 @@ type levels struct {
 	// levelDescent's exchanges try partners (made once per levelSearch,
 	// not at every descent).
 	byWork []int
+	// due[off[k]+l] is job k's place in the order with target l: the
+	// step's deadline, +Inf for none (given up; then by back order).
+	// cmp reads it rather than the SLA steps: a level search compares
+	// jobs millions of times.
+	due []float64
+	off []int
 	// How a walk's descents search (levelSearch gives its two walks
 	// different ones): gainToFirst tries first the jobs with the most to
 	// gain from their first reachable step, rather than from the step
@@ -1575,15 +1588,16 @@ func (lv *levels) build(order []int) {
 }
 
 // cmp is build's order: a total one (ties by job), so the order of given
-// targets is unique.
+// targets is unique. It is key's order, read from due.
 func (lv *levels) cmp(a, b int) int {
-	ga, ka := lv.key(a)
-	gb, kb := lv.key(b)
-	if ga != gb {
-		return ga - gb
-	}
-	if c := cmp.Compare(ka, kb); c != 0 {
-		return c
+	da, db := lv.due[lv.off[a]+lv.level[a]], lv.due[lv.off[b]+lv.level[b]]
+	switch {
+	case da < db:
+		return -1
+	case da > db:
+		return 1
+	case math.IsInf(da, 1):
+		return lv.backRank[a] - lv.backRank[b]
 	}
 	return a - b
 }
