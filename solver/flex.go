@@ -823,10 +823,11 @@ func (ev *evaluator) scoreCompletions() score {
 }
 
 // ramp is the tie-breaker of job k completing at c on a plateau of the
-// objective: for a step metric, the steps it has missed and could have
-// met (reachable), each weighted by how far past its deadline c lies; for a minimax objective, the job's own
-// penalty (the sum of all penalties separates orders with the same worst
-// job); for tardiness, its weighted completion time. A small pull towards
+// objective: for a step metric, the steps it has missed and could have met
+// (reachable), each weighted by how far past its deadline c lies; for a
+// minimax objective, the job's own penalty (the sum of all penalties
+// separates orders with the same worst job); for tardiness, its weighted
+// completion time. A small pull towards
 // earlier completion is added everywhere, so that, all else equal, earlier
 // is better.
 func (ev *evaluator) ramp(k int, c float64) float64 {
@@ -857,7 +858,8 @@ func (ev *evaluator) reachable(k int, d float64) bool {
 // of unseen seeds 10 to 13 (J = 50 to 200, both settings) against
 // references of 100,000 evaluations, summed excess over the six cells:
 // weighted tardy jobs 0.090 -> 0.047, tardy jobs 0.015 -> -0.009, SLA
-// cost 0.120 -> 0.109 (docs/solver-at-scale.md).
+// cost 0.117 -> 0.112 (mean over three seeds of the level walks' kicks;
+// docs/solver-at-scale.md).
 func (ev *evaluator) pull(k int, c float64) float64 {
 	in := ev.in
 	j := &in.pj[k]

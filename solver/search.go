@@ -230,8 +230,8 @@ const estimateTol = 1e-9
 // windowSearch is first-improvement insertion local search in which each job
 // moves to the positions within window either way, and to a few farther
 // ones at geometrically growing distances (jumps: 2 window, 4 window, ...
-// below jump, which is maxJump but in one of dueSearches' searches); it runs until a pass
-// finds nothing or budget evaluations are spent. look says which positions
+// below jump, which is maxJump but in one of dueSearches' searches); it
+// runs until a pass finds nothing or budget evaluations are spent. look says which positions
 // to try first (nil: all); reach is how far from an accepted move positions
 // are looked at again. On the search at scale (sums of deadline penalties
 // with a margin) each position tries only its best-guessed move
@@ -769,9 +769,9 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 //     as above, without the split descent (noSplit): on seeds 10 to 13 at
 //     J = 50 and 100, 1.012 / 1.011 / 1.015 / 1.019 -> 1.007 / 1.011 /
 //     1.012 / 1.014 (base case / second setting), and against the
-//     committed references J = 50 1.013 / 1.015 -> 1.006 / 1.003, J = 100
-//     1.014 / 1.025 -> 1.011 / 1.012, where the two walks from one start
-//     ran before;
+//     committed references (before their refresh) J = 50 1.013 / 1.015 ->
+//     1.006 / 1.003, J = 100 1.014 / 1.025 -> 1.011 / 1.012, where the
+//     two walks from one start ran before;
 //   - on SLA cost from budgetBoundJobs jobs, from best itself without the
 //     split descent: the level search from best, its descents in the
 //     second walk's order (levelSearch; at the same budget, J = 200 1.059
