@@ -524,9 +524,6 @@ type evaluator struct {
 	// rampKind is each job's tie-breaker form, resolved once: score runs
 	// thousands of times per solve.
 	rampKind []rampKind
-	// earliest is each job's earliest completion, alone at its maximum
-	// from now: a step due before it is out of reach (reachable).
-	earliest []float64
 	// margin is the share of the time to a deadline by which the
 	// tie-breaker anticipates it (early); 0 below the search at scale.
 	margin float64
@@ -574,10 +571,6 @@ func newEvaluator(in *instance) *evaluator {
 	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs)), walks: walks}
 	ev.packer.Bind(ev.input)
 	ev.rampKind = make([]rampKind, len(in.jobs))
-	ev.earliest = make([]float64, len(in.jobs))
-	for k := range ev.earliest {
-		ev.earliest[k] = in.now + in.work[k]/float64(in.max[k])
-	}
 	for k, m := range in.metrics {
 		switch {
 		case m == penalty.TardyJobs:
@@ -663,14 +656,14 @@ func (ev *evaluator) dueTermOf(k int, m penalty.Metric) dueTerm {
 		prev := 0.0
 		for _, st := range j.SLA {
 			rise := st.Penalty - prev
-			if !ev.reachable(k, st.Deadline) {
+			if !ev.in.reachable(k, st.Deadline) {
 				rise = 0
 			}
 			t.steps = append(t.steps, slaStep{st.Deadline, ev.early(st.Deadline), st.Penalty, rise})
 			prev = st.Penalty
 		}
 	}
-	if t.kind == dueTardy && !ev.reachable(k, j.Deadline) {
+	if t.kind == dueTardy && !ev.in.reachable(k, j.Deadline) {
 		t.pw = 0
 	}
 	// The pull's forms (see pull) must be the ones assumed above.
@@ -844,9 +837,10 @@ func (ev *evaluator) rampWith(c, pull float64) float64 {
 const rampPull = 1e-6
 
 // reachable reports whether job k can still complete by d: alone at its
-// maximum from now (earliest) it would.
-func (ev *evaluator) reachable(k int, d float64) bool {
-	return d >= ev.earliest[k]
+// maximum from now (earliest) it would. A step out of reach orders nothing
+// (reachableDue, level search's first targets) and pulls nothing (pull).
+func (in *instance) reachable(k int, d float64) bool {
+	return d >= in.earliest[k]
 }
 
 // pull is ramp less its pull towards earlier completion. On the deadline
@@ -866,17 +860,17 @@ func (ev *evaluator) pull(k int, c float64) float64 {
 	r := 0.0
 	switch ev.rampKind[k] {
 	case rampTardy:
-		if ev.reachable(k, j.Deadline) {
+		if in.reachable(k, j.Deadline) {
 			r += late(c, ev.early(j.Deadline))
 		}
 	case rampWeightedTardy:
-		if ev.reachable(k, j.Deadline) {
+		if in.reachable(k, j.Deadline) {
 			r += j.Weight * late(c, ev.early(j.Deadline))
 		}
 	case rampSLA:
 		prev := 0.0
 		for _, st := range j.SLA {
-			if ev.reachable(k, st.Deadline) {
+			if in.reachable(k, st.Deadline) {
 				r += (st.Penalty - prev) * late(c, ev.early(st.Deadline))
 			}
 			prev = st.Penalty
@@ -1462,9 +1456,8 @@ func (ev *evaluator) sacrificeOrders() []ordering {
 // nothing.
 func (in *instance) reachableDue(k int) float64 {
 	if sla := in.pj[k].SLA; in.metrics[k] == penalty.SLACost && len(sla) > 0 {
-		fastest := in.work[k] / float64(in.max[k])
 		for _, st := range sla {
-			if st.Deadline >= in.now+fastest {
+			if in.reachable(k, st.Deadline) {
 				return st.Deadline
 			}
 		}

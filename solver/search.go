@@ -229,11 +229,11 @@ const estimateTol = 1e-9
 
 // windowSearch is first-improvement insertion local search in which each job
 // moves to the positions within window either way, and to a few farther
-// ones at geometrically growing distances (jumps: 2 window, 4 window, ...
-// below jump, which is maxJump but in one of dueSearches' searches); it
-// runs until a pass finds nothing or budget evaluations are spent. look says which positions
-// to try first (nil: all); reach is how far from an accepted move positions
-// are looked at again. On the search at scale (sums of deadline penalties
+// ones at geometrically growing distances (jumps, windowTargets: below
+// jump, which is maxJump but in one of dueSearches' searches); it runs
+// until a pass finds nothing or budget evaluations are spent. look says
+// which positions to try first (nil: all); reach is how far from an
+// accepted move positions are looked at again. On the search at scale (sums of deadline penalties
 // with a margin) each position tries only its best-guessed move
 // (guessBest), of those mayGain allows.
 //
@@ -307,13 +307,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach, 
 				}
 				continue
 			}
-			targets = targets[:0]
-			for d := 1; d <= window; d++ {
-				targets = append(targets, i-d, i+d+1)
-			}
-			for d := 2 * window; d < min(n, jump); d *= 2 {
-				targets = append(targets, i-d, i+d+1)
-			}
+			targets = windowTargets(targets[:0], i, n, window, jump)
 			for _, k := range targets {
 				if k < 0 || k > n || inc.spent() >= budget {
 					continue
@@ -366,7 +360,7 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 
 // guessBest is window search's guess at the best move of the job at
 // position i of order (to before position i-d or i+d+1, d = 1 to window,
-// and at the jumps, as windowSearch lists them): the target whose move
+// and at the jumps, as windowTargets lists them): the target whose move
 // scores best on a single machine of S slots (guessMoves), if that beats
 // the incumbent; ok false if none does. The moves mayGain rules out are
 // not guessed.
@@ -381,16 +375,22 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 // from 0.252 to 0.040 at the same budget; the guesses' correlation with the
 // estimates was 0.93 (J = 100, avg_tardiness; docs/solver-at-scale.md).
 func (ev *evaluator) guessBest(order []int, i, window, jump int, gs *guessSpace) (best int, ok bool) {
-	n := len(order)
-	targets := gs.targets[:0]
+	gs.targets = windowTargets(gs.targets[:0], i, len(order), window, jump)
+	return ev.bestGuess(ev.guessMoves(order, i, gs.targets, true, gs))
+}
+
+// windowTargets appends to dst window search's targets for the job at
+// position i of n (it moves to before each): i-d and i+d+1 for d = 1 to
+// window, then the jumps, d = 2 window, 4 window, ... below jump and n.
+// Targets out of [0, n] are the caller's to skip.
+func windowTargets(dst []int, i, n, window, jump int) []int {
 	for d := 1; d <= window; d++ {
-		targets = append(targets, i-d, i+d+1)
+		dst = append(dst, i-d, i+d+1)
 	}
 	for d := 2 * window; d < min(n, jump); d *= 2 {
-		targets = append(targets, i-d, i+d+1)
+		dst = append(dst, i-d, i+d+1)
 	}
-	gs.targets = targets
-	return ev.bestGuess(ev.guessMoves(order, i, targets, true, gs))
+	return dst
 }
 
 // bestGuess is the first of the best of guesses, if it beats the
@@ -569,7 +569,7 @@ func (ev *evaluator) guessExchange(lv *levels, order []int, k int, gs *guessSpac
 	}
 	gain := lv.cost(k, level[k]) - lv.cost(k, level[k]-1)
 	level[k]--
-	_, dk := lv.key(k)
+	dk := lv.dueOf(k)
 	level[k]++
 	epsV, epsS := improveTol*math.Abs(ev.base.value), improveTol*math.Abs(ev.base.second)
 	var topV, topS float64
@@ -578,7 +578,7 @@ func (ev *evaluator) guessExchange(lv *levels, order []int, k int, gs *guessSpac
 		if o == k || level[o] >= none[o] {
 			continue
 		}
-		if _, do := lv.key(o); do > dk || lv.cost(o, level[o]+1)-lv.cost(o, level[o]) >= gain {
+		if lv.dueOf(o) > dk || lv.cost(o, level[o]+1)-lv.cost(o, level[o]) >= gain {
 			continue
 		}
 		if partners++; partners > exchangeGuesses {
@@ -1169,7 +1169,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 	// nothing.
 	hopeless := make([]bool, n)
 	for k := range hopeless {
-		hopeless[k] = in.fn[k].At(in.now+in.work[k]/float64(in.max[k])) > 0
+		hopeless[k] = in.fn[k].At(in.earliest[k]) > 0
 		front[k] = front[k] && !hopeless[k]
 	}
 	build()
@@ -1478,10 +1478,9 @@ func (ev *evaluator) newLevels(start, back []int) *levels {
 	for k := range n {
 		steps := in.pj[k].SLA
 		lv.none[k] = len(steps)
-		fastest := in.now + in.work[k]/float64(in.max[k])
 		lv.first[k] = len(steps)
 		for s, st := range steps {
-			if st.Deadline >= fastest {
+			if in.reachable(k, st.Deadline) {
 				lv.first[k] = s
 				break
 			}
@@ -1552,9 +1551,9 @@ type levels struct {
 	// not at every descent).
 	byWork []int
 	// due[off[k]+l] is job k's place in the order with target l: the
-	// step's deadline, +Inf for none (given up; then by back order).
-	// cmp reads it rather than the SLA steps: a level search compares
-	// jobs millions of times.
+	// step's deadline, +Inf for none (given up; then by back order). A
+	// table rather than the SLA steps read at each comparison: a level
+	// search compares jobs millions of times (dueOf, cmp).
 	due []float64
 	off []int
 	// How a walk's descents search (levelSearch gives its two walks
@@ -1565,13 +1564,10 @@ type levels struct {
 	gainToFirst, kickExchanges bool
 }
 
-// key is job k's place in the order: targeted jobs (0) by their target's
-// deadline, then the given-up ones (1) in back order.
-func (lv *levels) key(k int) (int, float64) {
-	if lv.level[k] < lv.none[k] {
-		return 0, lv.in.pj[k].SLA[lv.level[k]].Deadline
-	}
-	return 1, float64(lv.backRank[k])
+// dueOf is job k's place in the order: its target's deadline, +Inf when
+// given up (the given-up jobs then in back order: cmp).
+func (lv *levels) dueOf(k int) float64 {
+	return lv.due[lv.off[k]+lv.level[k]]
 }
 
 // cost is job k's penalty when it meets target l (none: misses all).
@@ -1588,9 +1584,10 @@ func (lv *levels) build(order []int) {
 }
 
 // cmp is build's order: a total one (ties by job), so the order of given
-// targets is unique. It is key's order, read from due.
+// targets is unique: by dueOf, the given-up jobs in back order, ties by
+// job.
 func (lv *levels) cmp(a, b int) int {
-	da, db := lv.due[lv.off[a]+lv.level[a]], lv.due[lv.off[b]+lv.level[b]]
+	da, db := lv.dueOf(a), lv.dueOf(b)
 	switch {
 	case da < db:
 		return -1
