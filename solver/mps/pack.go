@@ -90,9 +90,18 @@ type Packer struct {
 	minsTmp []minEntry
 	order   []int // the current run's order (borrowed, not retained after return)
 	ptr     int   // slack boundary: position in order of the partially topped-up job
-	slack   int   // S - sum(Min of live jobs)
-	used    int   // sum(Max-Min) over live jobs at positions before ptr
-	in      Input // the current run's input (borrowed, not retained after return)
+	// bnd is the job at the slack boundary while it holds a partial
+	// top-up (above its minimum, below its maximum), -1 otherwise. It
+	// stays out of the heap, its projected completion in bndAt and its
+	// tie-breaking position in bndPos (what its heap entry would hold):
+	// its slots change at almost every event, and re-keying it in the
+	// heap each time was a third of the heap's work.
+	bnd    int32
+	bndAt  float64
+	bndPos int32
+	slack  int   // S - sum(Min of live jobs)
+	used   int   // sum(Max-Min) over live jobs at positions before ptr
+	in     Input // the current run's input (borrowed, not retained after return)
 
 	// Recording state, used by Pack only.
 	rec bool
@@ -123,6 +132,7 @@ type Packer struct {
 	touched    []int32   // Estimate: the jobs it completed itself
 	startPtr   int       // the slack boundary where the current run resumed
 	spliceM    int       // Estimate: look for a meeting once the boundary passes this position
+	spliceLo   int       // Estimate: the first recorded event whose boundary is not before the run's
 	spliced    bool      // Estimate: the run was cut short
 }
 
@@ -137,11 +147,19 @@ type jobState struct {
 	// solver; check panics past math.MaxInt32) keeps the state at 32
 	// bytes, which Resume copies whole at every call.
 	cur   int32
-	hidx  int32 // index in the heap, -1 while not in it (cur == 0 or done)
+	hidx  int32 // index in the heap; notInHeap, or atBoundary for Packer.bnd
 	pos   int32 // position in the priority order
 	live  bool
 	dirty bool // listed in Packer.dirty
 }
+
+// jobState.hidx of a job outside the heap: at its minimum (on the mins
+// list), without slots, or done; or the partial job at the boundary
+// (Packer.bnd).
+const (
+	notInHeap  = -1
+	atBoundary = -2
+)
 
 // minEntry is a job's completion at its minimum from the start.
 type minEntry struct {
@@ -249,8 +267,8 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64, 
 		p.snapshot(ev, live, t)
 	}
 	for live > 0 {
-		at, fromMins := p.next()
-		if !fromMins && len(p.heap) == 0 {
+		at, src := p.next()
+		if src == fromNone {
 			// Unreachable for valid input: Max >= 1 and sum(Min) <= S give
 			// the first live job in the order at least one slot.
 			panic("mps: live jobs remain but none holds a slot (input not normalised)")
@@ -274,15 +292,20 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64, 
 		p.events++
 		limit := t + CompletionTolerance*t
 		for {
-			at, fromMins := p.next()
-			if (!fromMins && len(p.heap) == 0) || at > limit {
+			at, src := p.next()
+			if src == fromNone || at > limit {
 				break
 			}
 			var j int32
-			if fromMins {
+			switch src {
+			case fromMins:
 				j = p.mins[p.mcur].job
 				p.mcur++
-			} else {
+			case fromBoundary:
+				j = p.bnd
+				p.bnd = -1
+				p.jobs[j].hidx = notInHeap
+			default:
 				j = p.pop()
 			}
 			p.complete(j, t)
@@ -341,7 +364,7 @@ func (p *Packer) prepare(in Input, order []int) {
 	sumMin := 0
 	for j := range n {
 		sumMin += in.Min[j]
-		p.jobs[j] = jobState{rem: in.Work[j], cur: int32(in.Min[j]), hidx: -1, pos: p.jobs[j].pos, live: true}
+		p.jobs[j] = jobState{rem: in.Work[j], cur: int32(in.Min[j]), hidx: notInHeap, pos: p.jobs[j].pos, live: true}
 	}
 	p.in, p.order = in, order
 	p.slack, p.used, p.ptr = in.Slots-sumMin, 0, 0
@@ -370,13 +393,21 @@ func (p *Packer) prepare(in Input, order []int) {
 		p.used += d
 		js.cur = int32(in.Max[j])
 	}
+	p.bnd = -1
+	if p.ptr < n {
+		if j := order[p.ptr]; int(p.jobs[j].cur) != in.Min[j] {
+			js := &p.jobs[j]
+			p.bnd, p.bndAt, p.bndPos = int32(j), js.rem/float64(js.cur), js.pos
+			js.hidx = atBoundary
+		}
+	}
 	for j := range p.jobs {
 		js := &p.jobs[j]
 		if js.cur > 0 && p.rec {
 			p.markDirty(int32(j))
 		}
 		// A job at its minimum is on the mins list.
-		if js.cur > 0 && int(js.cur) != in.Min[j] {
+		if js.cur > 0 && int(js.cur) != in.Min[j] && js.hidx != atBoundary {
 			js.hidx = int32(len(p.heap))
 			p.heap = append(p.heap, heapEntry{at: js.rem / float64(js.cur), pos: js.pos, job: int32(j)})
 		}
@@ -470,11 +501,27 @@ func (p *Packer) setSlots(j int32, s int, t float64) {
 	js.tUpd = t
 	js.cur = int32(s)
 	at := t + js.rem/float64(s)
-	if js.hidx < 0 {
+	partial := s < p.in.Max[j]
+	switch {
+	case js.hidx == atBoundary && partial:
+		p.bndAt = at
+	case js.hidx == atBoundary:
+		// Past the boundary, at its maximum for good: into the heap
+		// with the position it became partial at.
+		p.bnd = -1
+		js.hidx = int32(len(p.heap))
+		p.heap = append(p.heap, heapEntry{at: at, pos: p.bndPos, job: j})
+		p.up(int(js.hidx))
+	case js.hidx < 0 && partial:
+		// advance tops up one job partially, after the last one went to
+		// its maximum (or completed).
+		p.bnd, p.bndAt, p.bndPos = j, at, js.pos
+		js.hidx = atBoundary
+	case js.hidx < 0:
 		js.hidx = int32(len(p.heap))
 		p.heap = append(p.heap, heapEntry{at: at, pos: js.pos, job: j})
 		p.up(int(js.hidx))
-	} else {
+	default:
 		i := int(js.hidx)
 		p.heap[i].at = at
 		// Mathematically at only decreases; rounding may nudge it up.
@@ -570,33 +617,46 @@ func (p *Packer) down(i int) {
 	}
 }
 
-// next returns the earliest projected completion, from the heap or the
-// mins list (fromMins), passing the list's entries that no longer count.
-// With both empty it returns fromMins false and the heap empty. Between
-// equal times the heap and the list are ordered by priority, as the heap
-// orders its own; jobs due at equal times complete in one event anyway.
-func (p *Packer) next() (at float64, fromMins bool) {
+// source says where next found the earliest projected completion.
+type source uint8
+
+const (
+	fromNone source = iota
+	fromHeap
+	fromMins
+	fromBoundary
+)
+
+// next returns the earliest projected completion and its source: the
+// heap, the mins list (passing its entries that no longer count) or the
+// partial job at the boundary (Packer.bnd); fromNone when all three are
+// empty. Between equal times they are ordered by priority, as the heap
+// orders its own entries, so the events are those of one heap holding
+// them all; jobs due at equal times complete in one event anyway.
+func (p *Packer) next() (at float64, src source) {
+	var pos int32
+	if len(p.heap) > 0 {
+		h := &p.heap[0]
+		at, pos, src = h.at, h.pos, fromHeap
+	}
+	if p.bnd >= 0 && (src == fromNone || p.bndAt < at || (p.bndAt == at && p.bndPos < pos)) {
+		at, pos, src = p.bndAt, p.bndPos, fromBoundary
+	}
 	for p.mcur < len(p.mins) {
 		js := &p.jobs[p.mins[p.mcur].job]
-		if js.live && js.hidx < 0 {
+		if js.live && js.hidx == notInHeap {
 			break
 		}
 		p.mcur++
 	}
 	if p.mcur == len(p.mins) {
-		if len(p.heap) == 0 {
-			return 0, false
-		}
-		return p.heap[0].at, false
+		return at, src
 	}
 	m := &p.mins[p.mcur]
-	if len(p.heap) > 0 {
-		h := &p.heap[0]
-		if h.at < m.at || (h.at == m.at && h.pos < p.jobs[m.job].pos) {
-			return h.at, false
-		}
+	if src != fromNone && (at < m.at || (at == m.at && pos < p.jobs[m.job].pos)) {
+		return at, src
 	}
-	return m.at, true
+	return m.at, fromMins
 }
 
 // sortMins builds the mins list of in: every job with a positive minimum
@@ -661,7 +721,7 @@ func (p *Packer) pop() int32 {
 	p.swap(0, last)
 	j := p.heap[last].job
 	p.heap = p.heap[:last]
-	p.jobs[j].hidx = -1
+	p.jobs[j].hidx = notInHeap
 	if last > 0 {
 		p.down(0)
 	}

@@ -3,6 +3,7 @@ package mps
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Prefix reuse (docs/solver-at-scale.md). A local search
@@ -37,6 +38,8 @@ type checkpoint struct {
 	live             int
 	ptr, slack, used int
 	mcur             int
+	bnd, bndPos      int32
+	bndAt            float64
 	jobs             []jobState
 	heap             []heapEntry
 }
@@ -202,6 +205,7 @@ func (p *Packer) resume(order []int, k, m int, out []float64) {
 	p.in, p.order = in, order
 	p.ptr, p.slack, p.used = cp.ptr, cp.slack, cp.used
 	p.mcur = cp.mcur
+	p.bnd, p.bndAt, p.bndPos = cp.bnd, cp.bndAt, cp.bndPos
 	p.startPtr = cp.ptr
 	ev := 0
 	if p.recording {
@@ -241,7 +245,7 @@ func (p *Packer) Estimate(order []int, k, m int, out []float64) (touched []int32
 	if !p.bound || len(p.recOrder) == 0 {
 		panic("mps: Estimate without Record")
 	}
-	p.estimating, p.spliceM, p.spliced = true, m, false
+	p.estimating, p.spliceM, p.spliced, p.spliceLo = true, m, false, -1
 	p.touched = p.touched[:0]
 	defer func() { p.estimating = false }()
 	p.resume(order, k, min(m, len(order)-1), out)
@@ -256,16 +260,20 @@ func (p *Packer) Spliced() bool { return p.spliced }
 // Estimate): it reports false when the recorded run has no event at this
 // boundary position with as many live jobs at the same time.
 func (p *Packer) splice(live int, t float64) bool {
-	// Events of the recorded run, in order; the boundary only moves down.
-	lo, hi := 0, len(p.evPtr)
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if p.evPtr[mid] < p.ptr {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	// Events of the recorded run, in order; the boundary only moves down,
+	// in both runs, so the first recorded event at this boundary is at or
+	// after the last call's (spliceLo; -1 before an Estimate's first
+	// call, which searches for it): after the first, a walk forward,
+	// amortised O(1) per event, where a binary search at every event was
+	// a tenth of a search's time at J = 200.
+	lo := p.spliceLo
+	if lo < 0 {
+		lo, _ = slices.BinarySearch(p.evPtr, p.ptr)
 	}
+	for lo < len(p.evPtr) && p.evPtr[lo] < p.ptr {
+		lo++
+	}
+	p.spliceLo = lo
 	tol := 1e-9 * max(1, t)
 	for e := lo; e < len(p.evPtr) && p.evPtr[e] == p.ptr; e++ {
 		if p.evLive[e] == live && p.evLeft[e] == p.slack-p.used && p.evT[e] >= t-tol && p.evT[e] <= t+tol &&
@@ -318,6 +326,7 @@ func (p *Packer) snapshot(ev, live int, t float64) {
 	cp.t, cp.live = t, live
 	cp.ptr, cp.slack, cp.used = p.ptr, p.slack, p.used
 	cp.mcur = p.mcur
+	cp.bnd, cp.bndAt, cp.bndPos = p.bnd, p.bndAt, p.bndPos
 	cp.jobs = append(cp.jobs[:0], p.jobs...)
 	cp.heap = append(cp.heap[:0], p.heap...)
 }
