@@ -290,12 +290,10 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64, 
 		// slots with work below an ulp of t) is folded into this event: no
 		// zero-length interval is emitted and pending changes carry over.
 		p.events++
+		// The completion found above is the event's first: at <= t <=
+		// limit, and nothing has changed since next found it.
 		limit := t + CompletionTolerance*t
-		for {
-			at, src := p.next()
-			if src == fromNone || at > limit {
-				break
-			}
+		for ; src != fromNone && at <= limit; at, src = p.next() {
 			var j int32
 			switch src {
 			case fromMins:
@@ -476,18 +474,20 @@ func (p *Packer) advance(t float64) {
 		}
 		lo, hi := p.in.Min[j], p.in.Max[j]
 		if left := p.slack - p.used; left < hi-lo {
-			p.setSlots(int32(j), lo+left, t)
+			p.setSlots(int32(j), lo+left, t, true)
 			return
 		}
 		p.used += hi - lo
-		p.setSlots(int32(j), hi, t)
+		p.setSlots(int32(j), hi, t, false)
 	}
 }
 
 // setSlots gives live job j s slots from elapsed time t, first accounting the
 // work done at its old count (lazy accounting). A live job's slots never
-// decrease, so its projected completion only moves earlier.
-func (p *Packer) setSlots(j int32, s int, t float64) {
+// decrease, so its projected completion only moves earlier. partial says
+// that s is a partial top-up (below the job's maximum): the job is then the
+// one at the boundary (bnd).
+func (p *Packer) setSlots(j int32, s int, t float64, partial bool) {
 	js := &p.jobs[j]
 	if int(js.cur) == s {
 		return
@@ -501,7 +501,6 @@ func (p *Packer) setSlots(j int32, s int, t float64) {
 	js.tUpd = t
 	js.cur = int32(s)
 	at := t + js.rem/float64(s)
-	partial := s < p.in.Max[j]
 	switch {
 	case js.hidx == atBoundary && partial:
 		p.bndAt = at
