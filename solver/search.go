@@ -50,13 +50,30 @@ func (ev *evaluator) setBase(order []int) {
 		ev.basePen, ev.baseRamp, ev.baseHot = make([]float64, n), make([]float64, n), make([]bool, n)
 	}
 	ev.basePen, ev.baseRamp, ev.baseHot = ev.basePen[:n], ev.baseRamp[:n], ev.baseHot[:n]
-	if ev.dues != nil {
+	if ev.dues != nil && len(ev.baseAround) != n {
 		ev.baseAround = slices.Grow(ev.baseAround[:0], n)[:n]
 	}
-	ev.baseAt = append(ev.baseAt[:0], ev.completions...)
+	// A job that completes as it did in the last incumbent keeps its
+	// terms, which are functions of its completion alone (the
+	// evaluator's margin and forms are fixed when it is made): a new
+	// incumbent is mostly the last one with a few jobs moved, and the
+	// terms of every job were a tenth of an SLA cost search's
+	// instructions.
+	reuse := len(ev.baseAt) == n
+	if !reuse {
+		ev.baseAt = slices.Grow(ev.baseAt[:0], n)[:n]
+	}
 	// The score as scoreCompletions sums it, from the same terms.
 	v, second := 0.0, 0.0
 	for k, c := range ev.completions {
+		if reuse && c == ev.baseAt[k] {
+			v += ev.basePen[k]
+			if ev.plateau {
+				second += ev.baseRamp[k]
+			}
+			continue
+		}
+		ev.baseAt[k] = c
 		ev.basePen[k] = ev.in.fn[k].At(c)
 		v += ev.basePen[k]
 		if ev.plateau {
