@@ -531,8 +531,10 @@ type evaluator struct {
 	// and tie-breaker, for scoreEstimate.
 	base              score
 	basePen, baseRamp []float64
-	// baseAt is each job's completion in the incumbent.
-	baseAt []float64
+	// baseAt is each job's completion in the incumbent; baseMargin the
+	// margin its terms were computed with (setBase).
+	baseAt     []float64
+	baseMargin float64
 	// baseAround is each job's penalty and tie-breaker near its
 	// completion in the incumbent, linear (aroundOf).
 	baseAround []around

@@ -54,14 +54,16 @@ func (ev *evaluator) setBase(order []int) {
 		ev.baseAround = slices.Grow(ev.baseAround[:0], n)[:n]
 	}
 	// A job that completes as it did in the last incumbent keeps its
-	// terms, which are functions of its completion alone (the
-	// evaluator's margin and forms are fixed when it is made): a new
-	// incumbent is mostly the last one with a few jobs moved, and the
-	// terms of every job were a tenth of an SLA cost search's
-	// instructions.
-	reuse := len(ev.baseAt) == n
+	// terms, which are functions of its completion and of the margin
+	// (the rest of what they read is fixed when the evaluator is made):
+	// a new incumbent is mostly the last one with a few jobs moved, and
+	// the terms of every job were a tenth of an SLA cost search's
+	// instructions. A margin changed since (tests do) makes them all
+	// anew.
+	reuse := len(ev.baseAt) == n && ev.baseMargin == ev.margin
 	if !reuse {
 		ev.baseAt = slices.Grow(ev.baseAt[:0], n)[:n]
+		ev.baseMargin = ev.margin
 	}
 	// The score as scoreCompletions sums it, from the same terms.
 	v, second := 0.0, 0.0
