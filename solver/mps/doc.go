@@ -11,7 +11,10 @@
 // jobs at their maximum and jobs at their minimum moves monotonically down
 // the order and each job's slot count changes O(1) times amortised. A heap
 // keyed by projected completion time, with work accounted lazily at each
-// slot change, finds every next completion.
+// slot change, finds every next completion; beside it are the jobs at
+// their minima (a list sorted once: their completions are known from the
+// start) and the one job partially topped up at the boundary (its slots
+// change at almost every event).
 //
 // Pack returns the whole Plan (what the caller enforces now and the projected
 // schedule behind it); Packer.Completions computes only the completion times
