@@ -64,13 +64,23 @@ const (
 	// tardy jobs 0.5% lower on average, at 1.6 times the time.
 	dueTardyEvaluations = 2_500
 	// dueTardinessEvaluations replaces dueEvaluations on sums of
-	// (weighted) tardiness alone, flat from dueEvaluationsJobs to
-	// dueTaperJobs: window search's guesses (guessBest) make an
-	// evaluation go further there, and J = 100 has a third of the time
-	// J = 200 has (20 ms against 60). Measured at the default effort:
-	// 16 to 17 ms at J = 100 and 35 to 40 ms at J = 200
-	// (docs/solver-at-scale.md).
+	// (weighted) tardiness alone at dueEvaluationsJobs: window search's
+	// guesses (guessBest) make an evaluation go further there, and J =
+	// 100 has a third of the time J = 200 has (20 ms against 60). From
+	// there to dueTaperJobs it grows as J^tardinessGrowth (1.8 times at
+	// J = 200). Measured at the default effort: 14 ms at J = 100 and 53
+	// to 54 ms at J = 200 (docs/solver-at-scale.md).
 	dueTardinessEvaluations = 2_250
+	// tardinessGrowth is the power of J by which the tardiness budget
+	// grows from dueEvaluationsJobs to dueTaperJobs (2^0.85 = 1.80 at
+	// J = 200). Once an MPS run cost a fifth less, J = 200 had the time:
+	// on the unseen seeds 10 to 13 (J = 200, 40 base-case and 20
+	// second-setting instances, references from solver.BestKnown at
+	// 100,000 evaluations) avg_tardiness went from 1.0153 / 1.0122 to
+	// 1.0098 / 1.0081 and weighted_tardiness from 1.0158 / 1.0126 to
+	// 1.0105 / 1.0068 (2 times: 1.0096 / 1.0067 and 1.0088 / 1.0058,
+	// but 57 to 60 ms, at the bar).
+	tardinessGrowth = 0.85
 	// slaTwoSearchesShare scales the budget on SLA cost from
 	// budgetBoundJobs jobs, where two searches run at once
 	// (dueSearches): at J = 200 the whole budget took 72 ms against a bar
@@ -306,6 +316,9 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// budget there took the summed excess over the best known of the
 		// 10 cells at J = 200 from 0.273 to 0.211, twice to 0.155).
 		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom)))
+		if ev.tardinessOnly && n > dueEvaluationsJobs {
+			e *= math.Pow(float64(min(n, dueTaperJobs))/dueEvaluationsJobs, tardinessGrowth)
+		}
 		if ev.slaOnly && n >= budgetBoundJobs {
 			e *= slaTwoSearchesShare
 		}
