@@ -2,11 +2,11 @@
 # Counts the instructions a Go benchmark runs at each of several git
 # revisions, with cachegrind: an A/B of the solver's cost that the machine's
 # noise does not move (wall times on the 2-core VM drift by 20% and more
-# between runs; an instruction count of the same binary repeats to about
-# 0.02%). It does not see cache misses or branch mispredictions, so it
-# complements a wall-time A/B rather than replacing it: a change that
-# saves heap operations gains more time than instructions, one that adds
-# a table lookup may lose less.
+# between runs; an instruction count repeats to about 0.3%, the runtime's
+# scheduling and garbage collector making the rest). It does not see cache
+# misses or branch mispredictions, so it complements a wall-time A/B
+# rather than replacing it: a change that saves heap operations gains more
+# time than instructions, one that adds a table lookup may lose less.
 #
 # Each revision is checked out in a temporary worktree and its test binary
 # built with the binary's PGO profile (cmd/flexd/default.pgo, when the
@@ -18,9 +18,9 @@
 # Usage: scripts/instructions.sh [-p package] [-n iterations] 'benchmark regex' rev...
 #   -p  the package whose benchmarks run (default ./solver)
 #   -n  -test.benchtime in iterations (default 5)
-# Example, the search at J = 200 on tardiness, this session's start against
-# the working tree's HEAD:
-#   scripts/instructions.sh 'BenchmarkSolve/policy=flex/metric=avg_tardiness/jobs=200$/slots=2000$' f76582e HEAD
+# Example, the search at J = 200 on tardiness before and after the MPS
+# runs were made cheaper (same budgets, same answers):
+#   scripts/instructions.sh 'BenchmarkSolve/policy=flex/metric=avg_tardiness/jobs=200$/slots=2000$' f76582e 1aef2be
 # BenchmarkSolve's scale cases score every instance once before timing, so
 # the count covers those solves too, the same at every revision.
 set -euo pipefail
