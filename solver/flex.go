@@ -855,7 +855,15 @@ const rampPull = 1e-6
 // maximum from now (earliest) it would. A step out of reach orders nothing
 // (reachableDue, level search's first targets) and pulls nothing (pull).
 func (in *instance) reachable(k int, d float64) bool {
-	return d >= in.earliest[k]
+	return d >= in.earliest(k)
+}
+
+// earliest is job k's earliest completion: alone at its maximum from now.
+// Computed where asked rather than kept per job: only the searches on
+// deadline metrics ask, and every solve (the epoch path's among them)
+// would pay for the slice.
+func (in *instance) earliest(k int) float64 {
+	return in.now + in.work[k]/float64(in.max[k])
 }
 
 // pull is ramp less its pull towards earlier completion. On the deadline

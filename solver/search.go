@@ -1188,7 +1188,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 	// nothing.
 	hopeless := make([]bool, n)
 	for k := range hopeless {
-		hopeless[k] = in.fn[k].At(in.earliest[k]) > 0
+		hopeless[k] = in.fn[k].At(in.earliest(k)) > 0
 		front[k] = front[k] && !hopeless[k]
 	}
 	build()

@@ -233,9 +233,6 @@ type instance struct {
 	fn       []penalty.Func
 	min, max []int // effective bounds after normalisation and clamping
 	work     []float64
-	// earliest is each job's earliest completion: alone at its maximum
-	// from now (see reachable).
-	earliest []float64
 	// normalized marks jobs whose minimum was scaled down; demandCap marks
 	// jobs whose effective max is their remaining demand.
 	normalized, demandCap []bool
@@ -262,7 +259,6 @@ func newInstance(p Problem) (*instance, error) {
 		min:        make([]int, n),
 		max:        make([]int, n),
 		work:       make([]float64, n),
-		earliest:   make([]float64, n),
 		normalized: make([]bool, n),
 		demandCap:  make([]bool, n),
 	}
@@ -285,7 +281,6 @@ func newInstance(p Problem) (*instance, error) {
 		in.min[k] = min(j.Min, mx)
 		sumMin += in.min[k]
 		in.work[k] = j.Work
-		in.earliest[k] = p.Now + j.Work/float64(mx)
 		in.metrics[k] = in.metric
 		if j.Metric != "" {
 			in.metrics[k] = j.Metric

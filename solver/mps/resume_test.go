@@ -77,7 +77,8 @@ func checkSameRecording(t *rapid.T, want, got *Packer) {
 	}
 	for x := range want.ncp {
 		w, g := &want.cps[x], &got.cps[x]
-		if w.need != g.need || w.t != g.t || w.live != g.live || w.ptr != g.ptr || w.slack != g.slack || w.used != g.used || w.mcur != g.mcur {
+		if w.need != g.need || w.t != g.t || w.live != g.live || w.ptr != g.ptr || w.slack != g.slack || w.used != g.used || w.mcur != g.mcur ||
+			w.bnd != g.bnd || w.bnd >= 0 && (w.bndPos != g.bndPos || math.Float64bits(w.bndAt) != math.Float64bits(g.bndAt)) {
 			t.Fatalf("snapshot %d: %+v, want %+v", x, *g, *w)
 		}
 		for j := range w.jobs {
