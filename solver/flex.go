@@ -891,9 +891,11 @@ func (ev *evaluator) pull(k int, c float64) float64 {
 			r += j.Weight * late(c, ev.early(j.Deadline))
 		}
 	case rampSLA:
-		prev := 0.0
+		// A step is reachable (reachable) when due no sooner than the
+		// job's earliest completion, computed once for its steps.
+		earliest, prev := in.earliest(k), 0.0
 		for _, st := range j.SLA {
-			if in.reachable(k, st.Deadline) {
+			if st.Deadline >= earliest {
 				r += (st.Penalty - prev) * late(c, ev.early(st.Deadline))
 			}
 			prev = st.Penalty
