@@ -217,7 +217,7 @@ func TestExchangeKeysCountOnce(t *testing.T) {
 		best := scoredOrder{ordering{"edd", start}, ev.score(start)}
 		onTime := ev.onTimeSet(start)
 		back := identity(n)
-		keys := []dueKey{{"split_edd", in.reachableDue}, {"split_due", func(k int) float64 { return in.reachableDue(k) + float64(k%3) }}}
+		keys := []dueKey{{"split_edd", in.reachableDue, nil}, {"split_due", func(k int) float64 { return in.reachableDue(k) + float64(k%3) }, nil}}
 		const budget = 600
 		_, spent := ev.exchangeKeys(keys, onTime, back, best, 7, budget)
 		var used [2]int

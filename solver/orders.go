@@ -237,6 +237,94 @@ func (in *instance) mooreHodgson(deadline func(k int) float64) []int {
 	return append(onTime, late...)
 }
 
+// lawlerMoore is the on-time set that Lawler and Moore's dynamic program
+// for the weighted number of tardy jobs on one machine (1||sum wU, 1969)
+// finds with the cluster as that machine, as mooreHodgson has it: jobs in
+// order of deadline, each taking its work / S of the cluster's time, a job
+// on time when the work of the on-time jobs up to it is done by its
+// deadline, each worth its stake. The work is counted in fluidUnits units
+// of the whole work (fluidUnitsFor), each job's rounded up, so that the
+// program costs about J x that many steps. Jobs that cannot meet their
+// deadline even alone at their maximum are left out. The fluid model ignores the maxima and
+// the minima the others hold, so the set is only a start: many of its jobs
+// are late in the MPS schedule of its split order, and the exchanges
+// (swapSearch) take it from there.
+func (in *instance) lawlerMoore(deadline func(k int) float64) []bool {
+	n := len(in.jobs)
+	edd := sortedBy(n, deadline)
+	total := 0.0
+	for k := range n {
+		total += in.work[k]
+	}
+	front := make([]bool, n)
+	if total <= 0 {
+		return front
+	}
+	span := fluidUnitsFor(n)
+	unit := total / float64(span)
+	units := func(k int) int { return int(math.Ceil(in.work[k] / unit)) }
+	// best[t] is the most stake on time with t units of work done; took
+	// has a row per job in edd, bit t set when the job is in the set
+	// behind best[t] after it.
+	best := make([]float64, span+1)
+	for t := range best {
+		best[t] = math.Inf(-1)
+	}
+	best[0] = 0
+	words := (span + 64) / 64
+	took := make([]uint64, n*words)
+	for x, k := range edd {
+		st := in.stake(k)
+		if st <= 0 || !in.reachable(k, deadline(k)) {
+			continue
+		}
+		w := units(k)
+		// The units done by the deadline (all of them past the last: a
+		// far or infinite deadline must not overflow the conversion).
+		lim := span
+		if f := (deadline(k) - in.now) * float64(in.slots) / unit; f < float64(span) {
+			lim = int(math.Floor(f))
+		}
+		row := took[x*words : (x+1)*words]
+		for t := lim; t >= w; t-- {
+			if v := best[t-w] + st; v > best[t] {
+				best[t] = v
+				row[t/64] |= 1 << (t % 64)
+			}
+		}
+	}
+	bt := 0
+	for t, v := range best {
+		if v > best[bt] {
+			bt = t
+		}
+	}
+	for x := n - 1; x >= 0; x-- {
+		if took[x*words+bt/64]&(1<<(bt%64)) != 0 {
+			k := edd[x]
+			front[k] = true
+			bt -= units(k)
+		}
+	}
+	return front
+}
+
+// fluidUnitsFor is how many units lawlerMoore counts the whole work of n
+// jobs in: fluidUnits, fewer past fluidSteps / fluidUnits jobs so that the
+// program's J x units steps (and bits) stay within fluidSteps, never fewer
+// than 64.
+func fluidUnitsFor(n int) int {
+	return max(64, min(fluidUnits, fluidSteps/max(1, n)))
+}
+
+const (
+	// fluidUnits is how many units lawlerMoore counts the whole work in:
+	// at J = 200 a unit is about a fifth of a small job's work.
+	fluidUnits = 2000
+	// fluidSteps bounds lawlerMoore's steps: 2,000 units up to 2,000 jobs.
+	fluidSteps = 4_000_000
+)
+
 // distinctMetrics lists the metrics in use, in a stable order.
 func (in *instance) distinctMetrics() []penalty.Metric {
 	seen := map[penalty.Metric]bool{}
