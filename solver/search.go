@@ -913,24 +913,51 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		spent += used
 	}
 	if ev.tardyOnly {
-		// The second key's search starts from the on-time set of the
-		// fluid model's dynamic program (lawlerMoore) in deadline order
-		// instead of the best order's under deadline less the fastest
-		// duration: a set far from the best order's, often with dozens
-		// of its jobs late in MPS, which the exchanges take from there
-		// to other basins. On the unseen seed 11, J = 200, instance 2,
-		// weighted tardy jobs, the exchanges from it reach 3.822 where
-		// the search from the best order's set stopped at 4.285 (and
-		// the reference search at 4.146). Measured at the default effort
-		// (docs/solver-at-scale.md), weighted tardy jobs: committed
-		// references J = 100 second setting 1.010 -> 1.007, base case
-		// 1.005 / 1.024 -> 1.005 / 1.033, J = 200 base 1.015 -> 1.014;
-		// unseen seeds 10 to 13, J = 200 base 1.011 / 1.289 -> 1.005 /
-		// 1.208, J = 100 second 1.008 -> 1.007, summed excess of six
-		// cells 0.041 -> 0.032; tardy jobs unseen J = 100 0.994 ->
-		// 0.991, every other cell the same. Starting both keys there
-		// did worse (J = 200 1.040 and 1.027 committed).
-		keys[1] = dueKey{"split_fluid", deadline, in.lawlerMoore(deadline)}
+		// On tardy jobs the keys' front sets are in order of deadline
+		// plus the job's work over the cluster's slots (jit), from the
+		// best order's on-time set and from the fluid model's
+		// (lawlerMoore); below budgetBoundJobs also in order of deadline
+		// alone, from the best order's set.
+		//
+		// Why jit: in the best known orders the big jobs finish just
+		// before their deadlines, behind small jobs due later. A big
+		// job in deadline order takes most of the slots as soon as its
+		// turn comes and the small jobs behind it, held to their
+		// minima, go late; behind them it still gets what they cannot
+		// use (their maxima are small) and meets its deadline. On the
+		// committed base case at J = 200, instances 3 and 4, the best
+		// known order's on-time set in deadline order has 3 and 2 of
+		// its jobs late (4.113 and 5.043 against 3.180 and 3.625); in
+		// jit order none, and the split order is the best known one.
+		// Moving each of the 20 biggest jobs to the latest position
+		// where it stays on time does the same; adding work / S to the
+		// deadline does it in one sort. (1.5 to 2 times work / S did it
+		// on one instance, 0.5 on the other.)
+		//
+		// Why the fluid model's set: a start far from the best order's,
+		// often with dozens of its jobs late in MPS, which the
+		// exchanges take to other basins. On the unseen seed 11, J =
+		// 200, instance 2, they reach 3.822 from it where the search
+		// from the best order's set stopped at 4.285 (the reference
+		// search at 4.146). Starting every key there did worse.
+		//
+		// Measured at the default effort (docs/solver-at-scale.md),
+		// weighted tardy jobs, before -> after (average / worst):
+		// committed references J = 100 1.005 / 1.033 and 1.007 -> 0.989
+		// / 1.019 and 1.001, J = 200 1.014 and 1.004 -> 1.001 and 1.003,
+		// J = 20 and 50 the same; unseen seeds 10 to 13, summed excess
+		// of six cells 0.032 -> -0.021 (J = 50 base 1.011 / 1.269 ->
+		// 1.009 / 1.269, second 1.015 / 1.188 -> 1.001 / 1.028; J = 200
+		// base 1.005 / 1.208 -> 0.981 / 1.049); tardy jobs -0.012 ->
+		// -0.020. The fluid start came first (the key was deadline
+		// then): weighted tardy jobs 0.041 -> 0.032 alone. Without the
+		// deadline key below 150 jobs one committed instance at J = 50
+		// (second setting, instance 1) went to 1.100.
+		jit := func(k int) float64 { return deadline(k) + in.work[k]/float64(in.slots) }
+		keys = []dueKey{{"split_jit", jit, nil}, {"split_fluid", jit, in.lawlerMoore(deadline)}}
+		if n < budgetBoundJobs {
+			keys = append(keys, dueKey{"split_edd", deadline, nil})
+		}
 		best, spent = ev.exchangeKeys(keys, onTime, back, best, spent, budget)
 		keys = nil
 		// Exchanges once more, from the on-time set of the best order so
