@@ -245,10 +245,10 @@ func (in *instance) mooreHodgson(deadline func(k int) float64) []int {
 // deadline, each worth its stake. The work is counted in fluidUnits units
 // of the whole work (fluidUnitsFor), each job's rounded up, so that the
 // program costs about J x that many steps. Jobs that cannot meet their
-// deadline even alone at their maximum are left out. The fluid model ignores the maxima and
-// the minima the others hold, so the set is only a start: many of its jobs
-// are late in the MPS schedule of its split order, and the exchanges
-// (swapSearch) take it from there.
+// deadline even alone at their maximum are left out. The fluid model
+// ignores the maxima and the minima the others hold, so the set is only a
+// start: many of its jobs are late in the MPS schedule of its split order,
+// and the exchanges (swapSearch) take it from there.
 func (in *instance) lawlerMoore(deadline func(k int) float64) []bool {
 	n := len(in.jobs)
 	edd := sortedBy(n, deadline)

@@ -840,12 +840,13 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 // dueSearch is the search at scale for sums of deadline penalties: split
 // searches from the best order's on-time set under two due keys (deadline,
 // and deadline less the fastest duration), iterated on mixtures of
-// metrics, followed by exchanges on tardy jobs (both keys at once; there
-// the second starts from the fluid model's on-time set instead), by the
-// iterated level search on SLA cost (one key there), and skipped on
-// tardiness alone; then window search from the best result; then iterated
-// window search with what is left of the budget. It returns the best order
-// found, or best itself when nothing beats it.
+// metrics; on tardy jobs under keys and from starts of their own (big jobs
+// just in time, the fluid model's set: see below), each followed by
+// exchanges, the keys at once; on SLA cost one key, followed by the
+// iterated level search and, below budgetBoundJobs, a full descent;
+// skipped on tardiness alone; then window search from the best result;
+// then iterated window search with what is left of the budget. It returns
+// the best order found, or best itself when nothing beats it.
 func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	in := ev.in
 	n := len(in.jobs)
