@@ -908,7 +908,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		front := e.onTimeSet(from.o.order)
 		due, pushed := sortedBy(n, deadline), 0
 		if n < budgetBoundJobs {
-			due, pushed = e.pushLate(front, due, back, pushLateJobs)
+			due, pushed = e.pushLate(front, due, back, pushLateJobs, left/2)
 		}
 		o, s, used := e.swapSearch(front, due, back, left-pushed)
 		return from.beatenBy(o, s, "+swap"), used + pushed
@@ -1108,8 +1108,9 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 // pushLate returns due with the top front jobs with the most work each
 // moved to the latest place where the split order (buildSplit) still
 // finishes it on time, when that scores no worse, and the evaluations it
-// spent (full schedules: about top x log2 J). A job's completion only comes
-// later as it moves back, so a binary search finds the place.
+// spent (full schedules: about top x log2 J; it takes no further job once
+// it has spent limit). A job's completion only comes later as it moves
+// back, so a binary search finds the place.
 //
 // Why: in the best known orders the big jobs finish just before their
 // deadlines, behind small jobs due later that would go late behind them
@@ -1120,7 +1121,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 // the best known order's on-time set in deadline order scores 1.508; with
 // its 5 biggest jobs pushed it is the best known order itself (0.553), and
 // the exchanges from FLEX's own set get there after the push (0.702 before).
-func (ev *evaluator) pushLate(front []bool, due, back []int, top int) ([]int, int) {
+func (ev *evaluator) pushLate(front []bool, due, back []int, top, limit int) ([]int, int) {
 	in := ev.in
 	n := len(due)
 	due = slices.Clone(due)
@@ -1142,7 +1143,7 @@ func (ev *evaluator) pushLate(front []bool, due, back []int, top int) ([]int, in
 	}
 	tried := 0
 	for _, k := range mostWorkFirst(identity(n), in.work) {
-		if tried == top {
+		if tried == top || spent >= limit {
 			break
 		}
 		if !front[k] {
