@@ -918,6 +918,27 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		best, used = exchangesFrom(ev, best, left)
 		spent += used
 	}
+	// exchangesBeside runs the exchanges from the best order and other
+	// from the same order at once, on two evaluators, and keeps the
+	// better answer (the exchanges' among equals), counting the larger
+	// spending, as the time goes.
+	exchangesBeside := func(left int, other func(e *evaluator, from scoredOrder) (scoredOrder, int)) {
+		var res [2]scoredOrder
+		var used [2]int
+		from := best
+		ev.atOnce(2, func(e *evaluator, x int) {
+			if x == 0 {
+				res[x], used[x] = exchangesFrom(e, from, left)
+				return
+			}
+			res[x], used[x] = other(e, from)
+		})
+		spent += max(used[0], used[1])
+		best = res[0]
+		if res[1].s.less(best.s) {
+			best = res[1]
+		}
+	}
 	if ev.tardyOnly {
 		// On tardy jobs the keys' front sets are in order of deadline
 		// plus the job's work over the cluster's slots (jit), from the
@@ -991,22 +1012,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// 1.017 -> 1.009), none worse; J = 100 took 1.08 to 1.12 times
 		// as long (15 to 16.5 ms), J = 200 within 3%.
 		if left := budget - spent; left > 0 {
-			var res [2]scoredOrder
-			var used [2]int
-			from := best
-			ev.atOnce(2, func(e *evaluator, x int) {
-				if x == 0 {
-					res[x], used[x] = exchangesFrom(e, from, left)
-					return
-				}
+			exchangesBeside(left, func(e *evaluator, from scoredOrder) (scoredOrder, int) {
 				o, s, u := e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, maxJump, nil)
-				res[x], used[x] = from.beatenBy(o, s, "+window"), u
+				return from.beatenBy(o, s, "+window"), u
 			})
-			spent += max(used[0], used[1])
-			best = res[0]
-			if res[1].s.less(best.s) {
-				best = res[1]
-			}
 		}
 	}
 	for _, key := range keys {
@@ -1101,21 +1110,9 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// on the other core (admitPushed), the better answer kept and the
 		// larger spending counted, as the time goes.
 		if n < budgetBoundJobs {
-			var res [2]scoredOrder
-			var used [2]int
-			from := best
-			ev.atOnce(2, func(e *evaluator, x int) {
-				if x == 0 {
-					res[x], used[x] = exchangesFrom(e, from, left)
-					return
-				}
-				res[x], used[x] = e.admitPushed(from, back, min(left, admitEvaluations))
+			exchangesBeside(left, func(e *evaluator, from scoredOrder) (scoredOrder, int) {
+				return e.admitPushed(from, back, min(left, admitEvaluations))
 			})
-			spent += max(used[0], used[1])
-			best = res[0]
-			if res[1].s.less(best.s) {
-				best = res[1]
-			}
 		} else {
 			exchangesFromBest(left)
 		}
