@@ -282,3 +282,85 @@ func TestKickExchanges(t *testing.T) {
 		t.Error("exchanges after a kick never found anything")
 	}
 }
+
+// TestRuinKeepsItsContract: a ruin (the level walks' other kick from
+// budgetBoundJobs jobs) gives its job a target a step later and others at
+// most a step earlier, no more than ruinRaises of them; returns an order
+// built by the targets it leaves, with that order's full score; and keeps an
+// earlier target only when it pays, so that it scores below the ruin alone
+// whenever it raised a job, and never above it.
+func TestRuinKeepsItsContract(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	var rs ruinSpace
+	tried, raised, paid := 0, 0, 0
+	for i := range 4 {
+		in := deadlineInstance(t, rng, budgetBoundJobs+rng.IntN(50), penalty.SLACost)
+		ev := newEvaluator(in)
+		n := len(in.jobs)
+		back := identity(n)
+		start, _, _ := ev.levelSearch(sortedBy(n, in.reachableDue), back, 1000)
+		lv := ev.newLevels(start, back)
+		order := slices.Clone(start)
+		lv.build(order)
+		walk := ev.score(order)
+		for _, r := range lv.byWork[:20] {
+			if lv.level[r] >= lv.none[r] {
+				continue
+			}
+			tried++
+			before := slices.Clone(lv.level)
+			lv.level[r]++
+			alone := slices.Clone(order)
+			lv.rebuild(alone, r)
+			aloneS := ev.score(alone)
+			lv.level[r]--
+
+			got, s, used := ev.ruin(lv, order, r, 1_000_000, &rs)
+			if !slices.Equal(slices.Sorted(slices.Values(got)), identity(n)) {
+				t.Fatalf("instance %d, job %d: ruin's order is not a permutation", i, r)
+			}
+			if !slices.IsSortedFunc(got, lv.cmp) {
+				t.Errorf("instance %d, job %d: ruin's order is not built by the targets it left", i, r)
+			}
+			if full := ev.score(got); cmpTol(full.value, s.value) != 0 {
+				t.Errorf("instance %d, job %d: ruin reported %v, the full schedule scores %v", i, r, s.value, full.value)
+			}
+			if used < 1 {
+				t.Errorf("instance %d, job %d: ruin spent %d evaluations", i, r, used)
+			}
+			if lv.level[r] != before[r]+1 {
+				t.Errorf("instance %d: job %d's target went from %d to %d, want a step later", i, r, before[r], lv.level[r])
+			}
+			up := 0
+			for k := range n {
+				switch {
+				case k == r || lv.level[k] == before[k]:
+				case lv.level[k] == before[k]-1:
+					up++
+				default:
+					t.Errorf("instance %d, job %d: job %d's target went from %d to %d", i, r, k, before[k], lv.level[k])
+				}
+			}
+			if up > ruinRaises {
+				t.Errorf("instance %d, job %d: %d targets made earlier, want at most %d", i, r, up, ruinRaises)
+			}
+			switch {
+			case aloneS.less(s):
+				t.Errorf("instance %d, job %d: ruin scored %v, the ruin alone %v", i, r, s.value, aloneS.value)
+			case up > 0 && !s.less(aloneS):
+				t.Errorf("instance %d, job %d: %d earlier targets kept that do not pay (%v, alone %v)", i, r, up, s.value, aloneS.value)
+			}
+			if up > 0 {
+				raised++
+			}
+			if s.less(walk) {
+				paid++
+			}
+			copy(lv.level, before)
+		}
+	}
+	t.Logf("ruins %d, with earlier targets kept %d, better than the walk %d", tried, raised, paid)
+	if raised < tried/4 || paid < 1 {
+		t.Errorf("of %d ruins %d kept an earlier target and %d beat the walk, want a quarter and one", tried, raised, paid)
+	}
+}

@@ -1817,15 +1817,23 @@ func (ev *evaluator) newLevels(start, back []int) *levels {
 
 // levelWalk is levelSearch's iterated walk from the targets in lv and
 // their order best, scored bestS: kick two to four targets a step, descend
-// from there, move when no worse, until budget evaluations are spent. It
-// returns the best order it reaches, its score and the evaluations spent.
+// from there (from budgetBoundJobs jobs, in some steps a ruin instead: see
+// ruin), move when no worse, until budget evaluations are spent. It returns
+// the best order it reaches, its score and the evaluations spent.
 func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, rng *rand.Rand) ([]int, score, int) {
 	n := len(best)
 	spent := 0
 	walk, walkS, walkOrder := slices.Clone(lv.level), bestS, slices.Clone(best)
 	kicked, look := make([]int, n), make([]bool, n)
-	for spent < budget {
-		copy(lv.level, walk)
+	var rs ruinSpace
+	// step is one step of the walk from its targets: from budgetBoundJobs
+	// jobs sometimes a ruin, otherwise a kick and a descent.
+	step := func() ([]int, score, int) {
+		if n >= budgetBoundJobs && rng.IntN(10) < ruinKickTenths {
+			if r, ok := lv.bigTarget(rng); ok {
+				return ev.ruin(lv, walkOrder, r, budget-spent, &rs)
+			}
+		}
 		for range 2 + rng.IntN(3) {
 			k := rng.IntN(n)
 			if rng.IntN(2) == 0 && lv.level[k] > lv.first[k] {
@@ -1844,7 +1852,11 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 				markJobs(look, kicked, x, x, levelReach)
 			}
 		}
-		o, s, used := ev.levelDescent(lv, kicked, budget-spent, look)
+		return ev.levelDescent(lv, kicked, budget-spent, look)
+	}
+	for spent < budget {
+		copy(lv.level, walk)
+		o, s, used := step()
 		spent += used
 		if cmpTol(s.value, walkS.value) <= 0 {
 			copy(walk, lv.level)
@@ -1856,6 +1868,111 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 		}
 	}
 	return best, bestS, spent
+}
+
+// Ruins (levelWalk, from budgetBoundJobs jobs): ruinKickTenths in ten of
+// the walk's steps are a ruin instead of a kick and its descent; a ruin
+// gives one of the ruinJobs jobs with the most work, at random, a target a
+// step later, and tries the targets of the ruinRaises jobs with the most to
+// gain per second of their fastest duration a step earlier.
+const (
+	ruinKickTenths = 4
+	ruinJobs       = 40
+	ruinRaises     = 20
+)
+
+// bigTarget is one of the ruinJobs jobs with the most work that has a target
+// (is not given up), drawn at random; ok false if there is none.
+func (lv *levels) bigTarget(rng *rand.Rand) (k int, ok bool) {
+	var big [ruinJobs]int
+	m := 0
+	for _, k := range lv.byWork {
+		if m == ruinJobs {
+			break
+		}
+		if lv.level[k] < lv.none[k] {
+			big[m] = k
+			m++
+		}
+	}
+	if m == 0 {
+		return 0, false
+	}
+	return big[rng.IntN(m)], true
+}
+
+// ruinSpace is ruin's reusable workspace.
+type ruinSpace struct {
+	order []int
+	gains []ruinGain
+}
+
+// ruinGain is a job ruin may give an earlier target, and what it gains per
+// second of its fastest duration.
+type ruinGain struct {
+	k    int
+	gain float64
+}
+
+// ruin gives job r a target a step later and then tries, one by one, the
+// targets a step earlier of the ruinRaises jobs with the most to gain per
+// second of their fastest duration (work / max), each kept when it scores
+// better than the order so far; it returns the result's order (built by lv,
+// whose targets it leaves as the result's), its exact score and the
+// evaluations spent. The result may score worse than order: it is a kick.
+//
+// Why: on SLA cost at J = 200 the best known orders differ from FLEX's in
+// many-for-one exchanges of targets that the level search's moves do not
+// make (its exchanges are one for one). On the committed base case, instance
+// 0, the best known order has ten jobs meeting an earlier step than FLEX's
+// answer, most of them small, and three a later one, two of them among the
+// biggest; from FLEX's answer, ruins of its 20 biggest jobs in turn (first
+// improvement) took it from 1.047 to 1.016 of the reference, but in most of
+// a search's budget. As a kick in the walks, in four of ten steps (with a
+// ruin at every step the second setting went to 1.099: the random kicks are
+// still needed), measured at the default effort (docs/solver-at-scale.md,
+// item 3): J = 200, committed references, base case 1.040 / 1.056 -> 1.030 /
+// 1.042, second setting 1.060 / 1.101 -> 1.058 / 1.084; unseen seeds 10 to
+// 13, base case 1.031 -> 1.026, second setting 1.044 -> 1.043; over four
+// seeds of the walks' kicks, the summed excess of the two unseen cells 0.077
+// -> 0.069, lower with every seed. At J = 100 it was mixed, and it is left
+// out there.
+func (ev *evaluator) ruin(lv *levels, order []int, r, budget int, rs *ruinSpace) ([]int, score, int) {
+	in := ev.in
+	rs.order = append(rs.order[:0], order...)
+	c := rs.order
+	lv.level[r]++
+	lv.rebuild(c, r)
+	inc := ev.newIncumbent(c, nil)
+	inc.full++
+	gains := rs.gains[:0]
+	for k := range len(order) {
+		if k != r && lv.level[k] > lv.first[k] {
+			gain := lv.cost(k, lv.level[k]) - lv.cost(k, lv.level[k]-1)
+			gains = append(gains, ruinGain{k, gain * float64(in.max[k]) / in.work[k]})
+		}
+	}
+	slices.SortFunc(gains, func(a, b ruinGain) int {
+		if c := cmp.Compare(b.gain, a.gain); c != 0 {
+			return c
+		}
+		return a.k - b.k
+	})
+	rs.gains = gains
+	for x, g := range gains {
+		if x == ruinRaises || inc.spent() >= budget {
+			break
+		}
+		k := g.k
+		lv.level[k]--
+		lv.rebuild(c, k)
+		if p, q := changedSpan(c, inc.order); p < q && inc.try(c, p, q) {
+			continue
+		}
+		copy(c, inc.order)
+		lv.level[k]++
+	}
+	return inc.result()
 }
 
 // levels is levelSearch's state: each job's target step and what bounds it.
