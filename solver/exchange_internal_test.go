@@ -364,3 +364,63 @@ func TestRuinKeepsItsContract(t *testing.T) {
 		t.Errorf("of %d ruins %d kept an earlier target and %d beat the walk, want a quarter and one", tried, raised, paid)
 	}
 }
+
+// TestLateSwapsEndWhereNoSwapPays: lateSwaps (tardiness at scale) returns a
+// permutation with its full score, no worse than its start, and, given the
+// budget, one where no swap of two late jobs out of Smith's order scores
+// better; on some of the instances it must improve its start.
+func TestLateSwapsEndWhereNoSwapPays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 21))
+	improved := 0
+	const instances = 12
+	for i := range instances {
+		m := penalty.WeightedTardiness
+		if i%2 == 1 {
+			m = penalty.AvgTardiness
+		}
+		in := deadlineInstance(t, rng, 30+rng.IntN(60), m)
+		ev := newEvaluator(in)
+		n := len(in.jobs)
+		start := sortedBy(n, in.reachableDue)
+		s0 := ev.score(start)
+		got, s, used := ev.lateSwaps(start, &s0, 1_000_000)
+		if !slices.Equal(slices.Sorted(slices.Values(got)), identity(n)) {
+			t.Fatalf("instance %d: lateSwaps' order is not a permutation", i)
+		}
+		if used < 1 {
+			t.Errorf("instance %d: lateSwaps spent %d evaluations", i, used)
+		}
+		full := ev.score(got)
+		if cmpTol(full.value, s.value) != 0 {
+			t.Errorf("instance %d: lateSwaps reported %v, the full schedule scores %v", i, s.value, full.value)
+		}
+		if s0.less(full) {
+			t.Errorf("instance %d (%s): lateSwaps went from %v to %v", i, m, s0.value, full.value)
+		}
+		if full.less(s0) {
+			improved++
+		}
+		late := make([]bool, n)
+		for x, k := range got {
+			late[x] = in.fn[k].At(ev.completions[k]) > 0
+		}
+		ratio := func(k int) float64 { return in.stake(k) / in.work[k] }
+		swapped := slices.Clone(got)
+		for a := range n {
+			for b := a + 1; b < n; b++ {
+				if !late[a] || !late[b] || ratio(got[b]) <= ratio(got[a]) {
+					continue
+				}
+				swapped[a], swapped[b] = swapped[b], swapped[a]
+				if sw := ev.score(swapped); sw.lessBy(full, 1e-6) {
+					t.Errorf("instance %d (%s): swapping late jobs at %d and %d scores %v, below the answer's %v", i, m, a, b, sw.value, full.value)
+				}
+				swapped[a], swapped[b] = swapped[b], swapped[a]
+			}
+		}
+	}
+	t.Logf("improved %d of %d", improved, instances)
+	if improved < instances/3 {
+		t.Errorf("lateSwaps improved %d of %d starts, want a third", improved, instances)
+	}
+}
