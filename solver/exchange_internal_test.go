@@ -424,3 +424,68 @@ func TestLateSwapsEndWhereNoSwapPays(t *testing.T) {
 		t.Errorf("lateSwaps improved %d of %d starts, want a third", improved, instances)
 	}
 }
+
+// TestLevelDescentEndsAtHome: a descent after a kick whose moves take the
+// targets back to the walk's (levels.home) ends there with the walk's order
+// and score, spending no more than the same descent without home, which
+// goes on from there (mostly to confirm the walk's local optimum again); a
+// descent that never gets there is not changed by home.
+func TestLevelDescentEndsAtHome(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 19))
+	undone, saved := 0, 0
+	for i := range 3 {
+		in := deadlineInstance(t, rng, 40+rng.IntN(40), penalty.SLACost)
+		ev := newEvaluator(in)
+		n := len(in.jobs)
+		back := sortedBy(n, func(k int) float64 { return -in.stake(k) })
+		lv := ev.newLevels(sortedBy(n, in.reachableDue), back)
+		walkOrder, walkS, _ := ev.levelDescent(lv, sortedBy(n, in.reachableDue), 1_000_000, nil)
+		walk := slices.Clone(lv.level)
+		look := make([]bool, n)
+		for k := range n {
+			if walk[k] >= lv.none[k] {
+				continue
+			}
+			descend := func(home []int) ([]int, score, int, []int) {
+				copy(lv.level, walk)
+				lv.level[k]++
+				kicked := slices.Clone(walkOrder)
+				lv.build(kicked)
+				clear(look)
+				for x := range kicked {
+					if kicked[x] != walkOrder[x] {
+						markJobs(look, kicked, x, x, levelReach)
+					}
+				}
+				lv.home, lv.homeS = home, walkS
+				o, s, used := ev.levelDescent(lv, kicked, 1_000_000, look)
+				lv.home = nil
+				return slices.Clone(o), s, used, slices.Clone(lv.level)
+			}
+			o0, _, used0, l0 := descend(nil)
+			o1, s1, used1, l1 := descend(walk)
+			if full := ev.score(o1); cmpTol(full.value, s1.value) != 0 {
+				t.Errorf("instance %d, job %d: reported %v, the full schedule scores %v", i, k, s1.value, full.value)
+			}
+			if !slices.Equal(l1, walk) {
+				// Never at home: the same path as without it.
+				if !slices.Equal(o1, o0) || !slices.Equal(l1, l0) || used1 != used0 {
+					t.Errorf("instance %d, job %d: a descent that does not go home changed with home", i, k)
+				}
+				continue
+			}
+			undone++
+			if !slices.Equal(o1, walkOrder) || !slices.Equal(l1, walk) || cmpTol(s1.value, walkS.value) != 0 {
+				t.Errorf("instance %d, job %d: the kick undone, home gave another order or score (%v, walk %v)", i, k, s1.value, walkS.value)
+			}
+			if used1 > used0 {
+				t.Errorf("instance %d, job %d: home spent %d evaluations, without it %d", i, k, used1, used0)
+			}
+			saved += used0 - used1
+		}
+	}
+	t.Logf("kicks undone %d, evaluations saved %d", undone, saved)
+	if undone < 10 || saved < undone {
+		t.Errorf("%d kicks undone saving %d evaluations, want at least 10 saving more than one each on average", undone, saved)
+	}
+}

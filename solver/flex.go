@@ -566,6 +566,8 @@ type evaluator struct {
 	// is long rather than maxJump (dueSearches' second search on
 	// tardiness).
 	farJumps bool
+	// descent is levelDescent's workspace.
+	descent descentSpace
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).

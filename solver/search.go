@@ -626,6 +626,16 @@ type guessSpace struct {
 	out             []guessed
 }
 
+// descentSpace is levelDescent's reusable workspace (one per evaluator:
+// the walks that run at once have evaluators of their own).
+type descentSpace struct {
+	look, lookX []bool
+	ks, seq     []int
+	moved       []int
+	gain        []float64
+	gs          guessSpace
+}
+
 // guessCum is a running sum of guessed changes (penalty, tie-breaker) and
 // of the work passed.
 type guessCum struct{ v, s, shift float64 }
@@ -1914,6 +1924,7 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 	spent := 0
 	walk, walkS, walkOrder := slices.Clone(lv.level), bestS, slices.Clone(best)
 	kicked, look := make([]int, n), make([]bool, n)
+	var kicks [4]int
 	var rs ruinSpace
 	// step is one step of the walk from its targets: from budgetBoundJobs
 	// jobs sometimes a ruin, otherwise a kick and a descent.
@@ -1923,6 +1934,7 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 				return ev.ruin(lv, walkOrder, r, budget-spent, &rs)
 			}
 		}
+		ks := kicks[:0]
 		for range 2 + rng.IntN(3) {
 			k := rng.IntN(n)
 			if rng.IntN(2) == 0 && lv.level[k] > lv.first[k] {
@@ -1930,11 +1942,15 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 			} else if lv.level[k] < lv.none[k] {
 				lv.level[k]++
 			}
+			if !slices.Contains(ks, k) {
+				ks = append(ks, k)
+			}
 		}
 		// The descent looks at the jobs near the positions where the
-		// kicked order differs from the walk's.
+		// kicked order differs from the walk's (built by rebuild: only
+		// the kicked jobs move).
 		copy(kicked, walkOrder)
-		lv.build(kicked)
+		lv.rebuild(kicked, ks...)
 		clear(look)
 		for x := range kicked {
 			if kicked[x] != walkOrder[x] {
@@ -1945,9 +1961,12 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 	}
 	for spent < budget {
 		copy(lv.level, walk)
+		lv.home, lv.homeS = walk, walkS
 		o, s, used := step()
+		lv.home = nil
 		spent += used
 		if cmpTol(s.value, walkS.value) <= 0 {
+			lv.homeSeqOK = lv.homeSeqOK && slices.Equal(walk, lv.level)
 			copy(walk, lv.level)
 			copy(walkOrder, o)
 			walkS = s
@@ -2034,22 +2053,35 @@ func (ev *evaluator) ruin(lv *levels, order []int, r, budget int, rs *ruinSpace)
 	lv.rebuild(c, r)
 	inc := ev.newIncumbent(c, nil)
 	inc.full++
+	// The ruinRaises jobs with the most to gain, the most first (ties by
+	// job), kept sorted as they are found: a walk makes hundreds of ruins,
+	// and sorting every candidate cost more than the few kept.
 	gains := rs.gains[:0]
 	for k := range len(order) {
-		if k != r && lv.level[k] > lv.first[k] {
-			gain := lv.cost(k, lv.level[k]) - lv.cost(k, lv.level[k]-1)
-			gains = append(gains, ruinGain{k, gain * float64(in.max[k]) / in.work[k]})
+		if k == r || lv.level[k] <= lv.first[k] {
+			continue
 		}
+		gain := lv.cost(k, lv.level[k]) - lv.cost(k, lv.level[k]-1)
+		g := ruinGain{k, gain * float64(in.max[k]) / in.work[k]}
+		if len(gains) == ruinRaises && g.gain <= gains[ruinRaises-1].gain {
+			continue
+		}
+		// Before the first that gains less: after those that gain as
+		// much, which have lower indices.
+		at, _ := slices.BinarySearchFunc(gains, g.gain, func(e ruinGain, v float64) int {
+			if e.gain >= v {
+				return -1
+			}
+			return 1
+		})
+		if len(gains) == ruinRaises {
+			gains = gains[:ruinRaises-1]
+		}
+		gains = slices.Insert(gains, at, g)
 	}
-	slices.SortFunc(gains, func(a, b ruinGain) int {
-		if c := cmp.Compare(b.gain, a.gain); c != 0 {
-			return c
-		}
-		return a.k - b.k
-	})
 	rs.gains = gains
-	for x, g := range gains {
-		if x == ruinRaises || inc.spent() >= budget {
+	for _, g := range gains {
+		if inc.spent() >= budget {
 			break
 		}
 		k := g.k
@@ -2081,12 +2113,92 @@ type levels struct {
 	// search compares jobs millions of times (dueOf, cmp).
 	due []float64
 	off []int
+	// home, when not nil, is the targets of the walk a descent after a
+	// kick started from (levelWalk), and homeS their order's score: a
+	// descent whose moves take the targets back there ends at once,
+	// since from there it would only confirm the walk's local optimum
+	// again. At J = 100 half of the walk's steps were such (the kick
+	// undone), each spending some 14 evaluations, most of them on that
+	// confirmation; ending there, a walk made 35% more steps with the
+	// same budget (docs/solver-at-scale.md, item 3).
+	home  []int
+	homeS score
+	// homeSeq is levelDescent's order of the jobs for the home targets
+	// (seqOf), valid while homeSeqOK.
+	homeSeq   []int
+	homeSeqOK bool
 	// How a walk's descents search (levelSearch gives its two walks
 	// different ones): gainToFirst tries first the jobs with the most to
 	// gain from their first reachable step, rather than from the step
 	// before their target; kickExchanges makes exchanges in the descents
 	// after a kick too.
 	gainToFirst, kickExchanges bool
+}
+
+// gainOf is what job k gains in levelDescent's eyes with target l: from
+// the step before, or with gainToFirst from its first reachable step; 0
+// at its first.
+func (lv *levels) gainOf(k, l int) float64 {
+	switch {
+	case lv.gainToFirst:
+		return lv.cost(k, l) - lv.cost(k, lv.first[k])
+	case l > lv.first[k]:
+		return lv.cost(k, l) - lv.cost(k, l-1)
+	}
+	return 0
+}
+
+// seqOf is levelDescent's order of the jobs for the targets in lv.level:
+// the most to gain first (gainOf), ties by job, in ds.seq. After a kick
+// (lv.home set) it is the home targets' order with the jobs whose target
+// differs moved, rather than a sort: the order for the home targets is
+// sorted once per walk step that moves home (lv.homeSeq), and most steps
+// do not.
+func (lv *levels) seqOf(ds *descentSpace) []int {
+	n := len(lv.level)
+	seq := slices.Grow(ds.seq[:0], n)[:n]
+	gain := slices.Grow(ds.gain[:0], n)[:n]
+	ds.seq, ds.gain = seq, gain
+	byGain := func(a, b int) int {
+		if c := cmp.Compare(gain[b], gain[a]); c != 0 {
+			return c
+		}
+		return a - b
+	}
+	if lv.home == nil {
+		for k := range n {
+			seq[k] = k
+			gain[k] = lv.gainOf(k, lv.level[k])
+		}
+		slices.SortFunc(seq, byGain)
+		return seq
+	}
+	if !lv.homeSeqOK {
+		lv.homeSeq = slices.Grow(lv.homeSeq[:0], n)[:n]
+		for k := range n {
+			lv.homeSeq[k] = k
+			gain[k] = lv.gainOf(k, lv.home[k])
+		}
+		slices.SortFunc(lv.homeSeq, byGain)
+		lv.homeSeqOK = true
+	}
+	moved := ds.moved[:0]
+	for k := range n {
+		gain[k] = lv.gainOf(k, lv.level[k])
+		if lv.level[k] != lv.home[k] {
+			moved = append(moved, k)
+		}
+	}
+	ds.moved = moved
+	seq = append(seq[:0], lv.homeSeq...)
+	if len(moved) > 0 {
+		seq = slices.DeleteFunc(seq, func(k int) bool { return lv.level[k] != lv.home[k] })
+		for _, k := range moved {
+			at, _ := slices.BinarySearchFunc(seq, k, byGain)
+			seq = slices.Insert(seq, at, k)
+		}
+	}
+	return seq
 }
 
 // dueOf is job k's place in the order: its target's deadline, +Inf when
@@ -2201,15 +2313,20 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	inc := ev.newIncumbent(cand, nil)
 	inc.full++
 	exchanges := look == nil || lv.kickExchanges
+	// The descent's slices are the evaluator's, reused: a walk makes
+	// hundreds of descents (ev.descent).
+	ds := &ev.descent
 	if look == nil {
-		look = make([]bool, n)
+		ds.look = slices.Grow(ds.look[:0], n)[:n]
+		look = ds.look
 		for k := range look {
 			look[k] = true
 		}
 	}
-	lookX := slices.Clone(look)
-	var ks []int
-	var gs guessSpace
+	ds.lookX = append(ds.lookX[:0], look...)
+	lookX := ds.lookX
+	ks := ds.ks[:0]
+	gs := &ds.gs
 	// seq is the order in which the jobs' targets are tried: the most to
 	// gain first (from the step before the target, or with
 	// lv.gainToFirst from the first reachable step), rather than by
@@ -2217,31 +2334,25 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	// descents (two searches each) spent 1,090 to 2,230 evaluations by
 	// index, two of them stopped by the budget; by gain 900 to 1,770,
 	// one stopped, and the answer was lower on all three.
-	seq := identity(n)
-	gain := make([]float64, n)
-	for k := range n {
-		switch {
-		case lv.gainToFirst:
-			gain[k] = lv.cost(k, level[k]) - lv.cost(k, first[k])
-		case level[k] > first[k]:
-			gain[k] = lv.cost(k, level[k]) - lv.cost(k, level[k]-1)
-		}
-	}
-	slices.SortStableFunc(seq, func(a, b int) int { return cmp.Compare(gain[b], gain[a]) })
+	seq := lv.seqOf(ds)
+	// home is set once a move takes the targets back to lv.home's (the
+	// kick undone): the descent ends there (see levels.home).
+	home := false
 	try := func(ks ...int) bool {
 		lv.rebuild(cand, ks...)
 		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
 			markJobs(look, inc.order, p, q, levelReach)
 			markJobs(lookX, inc.order, p, q, levelReach)
+			home = lv.home != nil && slices.Equal(level, lv.home)
 			return true
 		}
 		copy(cand, inc.order)
 		return false
 	}
-	for improved := true; improved && inc.spent() < budget; {
+	for improved := true; improved && !home && inc.spent() < budget; {
 		improved = false
 		for _, k := range seq {
-			if inc.spent() >= budget {
+			if home || inc.spent() >= budget {
 				break
 			}
 			if !look[k] {
@@ -2250,7 +2361,7 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 			look[k] = false
 			// Only the best-guessed target (guessLevel) is tried.
 			was := level[k]
-			if l, ok := ev.guessLevel(lv, inc.order, k, &gs); ok {
+			if l, ok := ev.guessLevel(lv, inc.order, k, gs); ok {
 				level[k] = l
 				if try(k) {
 					improved = true
@@ -2270,12 +2381,13 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 				ks = append(ks, k)
 			}
 		}
+		ds.ks = ks
 		for _, k := range ks {
-			if inc.spent() >= budget {
+			if home || inc.spent() >= budget {
 				break
 			}
 			lookX[k] = false
-			if o, ok := ev.guessExchange(lv, inc.order, k, &gs); ok {
+			if o, ok := ev.guessExchange(lv, inc.order, k, gs); ok {
 				level[k]--
 				level[o]++
 				if try(k, o) {
@@ -2286,6 +2398,11 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 				level[k]++
 			}
 		}
+	}
+	if home {
+		// The order of lv.home's targets, built as inc.order is, and its
+		// exact score: no schedule needed to confirm an estimate.
+		return inc.order, lv.homeS, inc.spent()
 	}
 	return inc.result()
 }
