@@ -423,6 +423,30 @@ func TestLateSwapsEndWhereNoSwapPays(t *testing.T) {
 	if improved < instances/3 {
 		t.Errorf("lateSwaps improved %d of %d starts, want a third", improved, instances)
 	}
+
+	// Past lateSwapJobs late jobs it pairs only the most penalised, and
+	// still returns a permutation with its full score, no worse.
+	in := deadlineInstance(t, rng, 600, penalty.WeightedTardiness)
+	ev := newEvaluator(in)
+	n := len(in.jobs)
+	start := sortedBy(n, in.reachableDue)
+	s0 := ev.score(start)
+	late := 0
+	for _, k := range start {
+		if in.fn[k].At(ev.completions[k]) > 0 {
+			late++
+		}
+	}
+	if late <= lateSwapJobs {
+		t.Fatalf("%d jobs late of %d, want more than %d", late, n, lateSwapJobs)
+	}
+	got, s, _ := ev.lateSwaps(start, &s0, 200)
+	if !slices.Equal(slices.Sorted(slices.Values(got)), identity(n)) {
+		t.Fatalf("%d jobs: lateSwaps' order is not a permutation", n)
+	}
+	if full := ev.score(got); cmpTol(full.value, s.value) != 0 || s0.less(full) {
+		t.Errorf("%d jobs: lateSwaps reported %v, the full schedule scores %v, from %v", n, s.value, full.value, s0.value)
+	}
 }
 
 // TestLevelDescentEndsAtHome: a descent after a kick whose moves take the
