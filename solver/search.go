@@ -194,11 +194,18 @@ func (in *incumbent) record() {
 // (recorded once more if a move was kept on its estimate), and the
 // evaluations spent.
 func (in *incumbent) result() ([]int, score, int) {
+	in.confirm()
+	return in.order, in.s, in.spent()
+}
+
+// confirm records the incumbent again, one full schedule, if it was kept on
+// an estimate: its score is then exact and the evaluator's recording
+// (basePen, baseAt) is its own.
+func (in *incumbent) confirm() {
 	if !in.exact {
 		in.full++
 		in.record()
 	}
-	return in.order, in.s, in.spent()
 }
 
 // try scores cand, which differs from the incumbent only in positions p to
@@ -732,21 +739,19 @@ func (ev *evaluator) lateSwaps(start []int, s *score, budget int) ([]int, score,
 	cand := make([]int, len(start))
 	for improved := true; improved && inc.spent() < budget; {
 		improved = false
-		// The late jobs are those of a full schedule of the incumbent
-		// (the completions of its last record).
-		if !inc.exact {
-			inc.full++
-			inc.record()
-		}
+		// The late jobs are those of the incumbent's recording (its
+		// penalties, basePen).
+		inc.confirm()
+		pen := ev.basePen
 		late = late[:0]
 		for x, k := range inc.order {
-			if in.fn[k].At(ev.completions[k]) > 0 {
+			if pen[k] > 0 {
 				late = append(late, x)
 			}
 		}
 		if len(late) > lateSwapJobs {
 			// The lateSwapJobs most penalised, in order.
-			penalty := func(x int) float64 { k := inc.order[x]; return in.fn[k].At(ev.completions[k]) }
+			penalty := func(x int) float64 { return pen[inc.order[x]] }
 			slices.SortFunc(late, func(a, b int) int {
 				if c := cmp.Compare(penalty(b), penalty(a)); c != 0 {
 					return c
@@ -2104,14 +2109,24 @@ func (ev *evaluator) ruin(lv *levels, order []int, r, budget int, rs *ruinSpace)
 		}
 		k := g.k
 		lv.level[k]--
-		lv.rebuild(c, k)
-		if p, q := changedSpan(c, inc.order); p < q && inc.try(c, p, q) {
-			continue
+		if _, _, ok := lv.tryTargets(inc, c, k); !ok {
+			lv.level[k]++
 		}
-		copy(c, inc.order)
-		lv.level[k]++
 	}
 	return inc.result()
+}
+
+// tryTargets rebuilds cand, the incumbent's order, for the targets of jobs
+// ks just changed in lv, and makes it the incumbent if it scores better
+// (incumbent.try); if not, cand is the incumbent's order again. It returns
+// the span of positions that changed and whether the move was kept.
+func (lv *levels) tryTargets(inc *incumbent, cand []int, ks ...int) (p, q int, ok bool) {
+	lv.rebuild(cand, ks...)
+	if p, q = changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
+		return p, q, true
+	}
+	copy(cand, inc.order)
+	return p, q, false
 }
 
 // levels is levelSearch's state: each job's target step and what bounds it.
@@ -2357,15 +2372,13 @@ func (ev *evaluator) levelDescent(lv *levels, cand []int, budget int, look []boo
 	// kick undone): the descent ends there (see levels.home).
 	home := false
 	try := func(ks ...int) bool {
-		lv.rebuild(cand, ks...)
-		if p, q := changedSpan(cand, inc.order); p < q && inc.try(cand, p, q) {
+		p, q, ok := lv.tryTargets(inc, cand, ks...)
+		if ok {
 			markJobs(look, inc.order, p, q, levelReach)
 			markJobs(lookX, inc.order, p, q, levelReach)
 			home = lv.home != nil && slices.Equal(level, lv.home)
-			return true
 		}
-		copy(cand, inc.order)
-		return false
+		return ok
 	}
 	for improved := true; improved && !home && inc.spent() < budget; {
 		improved = false

@@ -235,7 +235,6 @@ type evPlanner struct {
 	dwin                          []float64
 	band                          []int32
 	fix                           []int32 // window positions whose slots selectWindow may change
-	pick                          []bool
 	win                           []int32 // the jobs in clsWindow
 	winJob                        []winJob
 	sinceRebuild                  int
