@@ -125,7 +125,7 @@ func TestPushesNeverWorsen(t *testing.T) {
 		buildSplit(split, front, due, back)
 		s0 := ev.score(split)
 
-		got, spent := ev.pushLate(front, nil, due, back, 5, 1_000_000)
+		got, sGot, spent := ev.pushLate(front, nil, due, back, 5, 1_000_000)
 		if !slices.Equal(slices.Sorted(slices.Values(got)), identity(n)) {
 			t.Fatalf("instance %d: pushLate's %v is not a permutation", i, got)
 		}
@@ -134,6 +134,9 @@ func TestPushesNeverWorsen(t *testing.T) {
 		}
 		buildSplit(split, front, got, back)
 		s1 := ev.score(split)
+		if cmpTol(sGot.value, s1.value) != 0 {
+			t.Errorf("instance %d: pushLate reported %v, its split order scores %v", i, sGot.value, s1.value)
+		}
 		if s0.less(s1) {
 			t.Errorf("instance %d: pushLate took the split order from %v to %v", i, s0.value, s1.value)
 		}

@@ -1022,7 +1022,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		front := e.onTimeSet(from.o.order)
 		due, pushed := sortedBy(n, deadline), 0
 		if n < budgetBoundJobs {
-			due, pushed = e.pushLate(front, nil, due, back, pushLateJobs, left/2)
+			due, _, pushed = e.pushLate(front, nil, due, back, pushLateJobs, left/2)
 		}
 		o, s, used := e.swapSearch(front, due, back, left-pushed)
 		return from.beatenBy(o, s, "+swap"), used + pushed
@@ -1282,10 +1282,11 @@ func (ev *evaluator) admitPushed(from scoredOrder, back []int, budget int) (scor
 		for k := range after {
 			after[k] = with[k] && deadline(k) > deadline(l)
 		}
-		due, used := ev.pushLate(with, after, byDue, back, n, budget-spent)
-		spent += used + 1
-		buildSplit(cand, with, due, back)
-		if s := ev.score(cand); s.less(best.s) {
+		// pushLate scores the split order of what it returns.
+		due, s, used := ev.pushLate(with, after, byDue, back, n, budget-spent)
+		spent += used
+		if s.less(best.s) {
+			buildSplit(cand, with, due, back)
 			best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+admit") + "+admit", slices.Clone(cand)}, s}
 			copy(front, with)
 		}
@@ -1304,7 +1305,8 @@ const admitEvaluations = 150
 // pushLate returns due with the top front jobs with the most work (of
 // those in sel; nil: every front job) each moved to the latest place where
 // the split order (buildSplit) still finishes it on time, when that scores
-// no worse, and the evaluations it spent (full schedules: about top x
+// no worse, the score of the split order of the due it returns, and the
+// evaluations it spent (full schedules: about top x
 // log2 J; it takes no further job once it has spent limit). A job's
 // completion only comes later as it moves back, so a binary search finds
 // the place.
@@ -1318,7 +1320,7 @@ const admitEvaluations = 150
 // the best known order's on-time set in deadline order scores 1.508; with
 // its 5 biggest jobs pushed it is the best known order itself (0.553), and
 // the exchanges from FLEX's own set get there after the push (0.702 before).
-func (ev *evaluator) pushLate(front, sel []bool, due, back []int, top, limit int) ([]int, int) {
+func (ev *evaluator) pushLate(front, sel []bool, due, back []int, top, limit int) ([]int, score, int) {
 	in := ev.in
 	n := len(due)
 	due = slices.Clone(due)
@@ -1365,7 +1367,7 @@ func (ev *evaluator) pushLate(front, sel []bool, due, back []int, top, limit int
 			cur = s
 		}
 	}
-	return due, spent
+	return due, cur, spent
 }
 
 // pushLateJobs is how many jobs pushLate moves, below budgetBoundJobs (from
