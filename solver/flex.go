@@ -642,6 +642,10 @@ type dueTerm struct {
 	// steps are an SLA's (dueSLA), each with its deadline less the
 	// margin.
 	steps []slaStep
+	// floor is the least penalty the job can have, at any completion
+	// (-Inf when it has none, as lateness): what bounds its gain from a
+	// move (guessMoves).
+	floor float64
 }
 
 // slaStep is an SLA step for delta: its deadline d, that less the margin
@@ -658,7 +662,11 @@ const (
 // dueTermOf is job k's dueTerm under metric m.
 func (ev *evaluator) dueTermOf(k int, m penalty.Metric) dueTerm {
 	j := &ev.in.pj[k]
-	t := dueTerm{w: 1, pw: j.Weight, d: j.Deadline, e: ev.early(j.Deadline)}
+	t := dueTerm{w: 1, pw: j.Weight, d: j.Deadline, e: ev.early(j.Deadline), floor: ev.in.fn[k].At(math.Inf(-1))}
+	if math.IsNaN(t.floor) {
+		// A weight of 0 times an infinite response time.
+		t.floor = math.Inf(-1)
+	}
 	switch m {
 	case penalty.AvgTardiness:
 		t.kind = dueTardiness

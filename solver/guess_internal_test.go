@@ -17,6 +17,11 @@ import (
 // guesses assume.
 func guessInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric, oneMachine bool) *evaluator {
 	t.Helper()
+	return scaleEvaluator(t, guessProblem(rng, n, m, oneMachine))
+}
+
+// guessProblem is guessInstance's problem.
+func guessProblem(rng *rand.Rand, n int, m penalty.Metric, oneMachine bool) Problem {
 	const slots = 10
 	p := Problem{Slots: slots, Metric: m}
 	total := 0.0
@@ -43,13 +48,19 @@ func guessInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric, oneMac
 		}
 		p.Jobs = append(p.Jobs, j)
 	}
+	return p
+}
+
+// scaleEvaluator is p's evaluator, which must be the search at scale's.
+func scaleEvaluator(t *testing.T, p Problem) *evaluator {
+	t.Helper()
 	in, err := newInstance(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := newEvaluator(in)
 	if ev.margin == 0 || ev.dues == nil {
-		t.Fatalf("%d jobs, %s: not the search at scale", n, m)
+		t.Fatalf("%d jobs, %s: not the search at scale", len(p.Jobs), p.Metric)
 	}
 	return ev
 }
@@ -83,7 +94,7 @@ func TestGuessMovesExactOnOneMachine(t *testing.T) {
 			targets = append(targets, k)
 		}
 		for i := range order {
-			guesses := slices.Clone(ev.guessMoves(order, i, targets, false, &gs))
+			guesses := slices.Clone(ev.guessMoves(order, i, targets, 0, &gs))
 			if len(guesses) != len(order)-1 {
 				t.Fatalf("%s, job at %d: %d guesses, want one per target but i and i+1", m, i, len(guesses))
 			}
@@ -96,6 +107,53 @@ func TestGuessMovesExactOnOneMachine(t *testing.T) {
 				if d := got.second - base.second; math.Abs(d-g.s) > 1e-9*max(1, math.Abs(base.second)) {
 					t.Errorf("%s, job at %d to before %d: guessed tie-breaker change %v, schedule says %v", m, i, g.k, g.s, d)
 				}
+			}
+		}
+	}
+}
+
+// TestJudgedAloneGuessesTheSameBest: the moves judgedAlone leaves out are
+// ones bestGuess would reject, so the best-guessed move of every job is
+// the same with it as without, while its sweeps pass fewer jobs. Also
+// with lateness, whose penalty has no floor, on some of the jobs (a job's
+// own metric): a move forward may gain without bound there.
+func TestJudgedAloneGuessesTheSameBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 70))
+	for _, mix := range []bool{false, true} {
+		for _, m := range deadlineSums {
+			p := guessProblem(rng, 80, m, false)
+			if mix {
+				// Every third job's penalty is its lateness.
+				for k := 0; k < len(p.Jobs); k += 3 {
+					p.Jobs[k].Metric = penalty.AvgLateness
+				}
+			}
+			ev := scaleEvaluator(t, p)
+			order := rng.Perm(80)
+			ev.setBase(order)
+			targets := make([]int, 0, len(order)+1)
+			for k := range len(order) + 1 {
+				targets = append(targets, k)
+			}
+			var gs guessSpace
+			cut := 0
+			for i := range order {
+				g0 := ev.guessed
+				want, wantOK := ev.bestGuess(ev.guessMoves(order, i, targets, 0, &gs))
+				all := ev.guessed - g0
+				got, gotOK := ev.bestGuess(ev.guessMoves(order, i, targets, judgedAlone, &gs))
+				if got != want || gotOK != wantOK {
+					t.Fatalf("%s (lateness mixed in: %v), job at %d: judged alone the best guess is %d (%v), want %d (%v)",
+						m, mix, i, got, gotOK, want, wantOK)
+				}
+				if alone := ev.guessed - g0 - all; alone < all {
+					cut++
+				} else if alone > all {
+					t.Fatalf("%s, job at %d: judged alone the guesses counted %d, more than the %d of all", m, i, alone, all)
+				}
+			}
+			if cut == 0 && !mix {
+				t.Errorf("%s: judgedAlone cut no sweep short", m)
 			}
 		}
 	}
