@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/flexd/flexd/penalty"
@@ -143,8 +144,8 @@ func TestExchangeKeysInParallel(t *testing.T) {
 
 // TestParallelSolveIsSerial: Solve runs independent work at once (from
 // parallelScoreJobs jobs on the first candidates' scores; on step metrics
-// the admission orders' two keys; on the search at scale the dispatch
-// orders and the exchange keys); the answer,
+// but SLA cost at scale the admission orders' two keys; on the search at
+// scale the dispatch orders and the exchange keys); the answer,
 // explanation and counts must be those of the solve kept on one
 // goroutine.
 func TestParallelSolveIsSerial(t *testing.T) {
@@ -174,6 +175,33 @@ func TestParallelSolveIsSerial(t *testing.T) {
 		if !reflect.DeepEqual(serial, parallel) {
 			t.Errorf("%s, %d jobs: parallel %s %v (%d evaluations), serial %s %v (%d)", m, len(p.Jobs),
 				parallel.Scheme, parallel.Value, parallel.Stats.Evaluations, serial.Scheme, serial.Value, serial.Stats.Evaluations)
+		}
+	}
+}
+
+// TestAdmissionOrdersWhereTheyServe: the admission orders are among the
+// candidates of the step metrics, but not of SLA cost alone at scale
+// (past maxExhaustiveSearchJobs), whose level search chooses each job's
+// step from its start.
+func TestAdmissionOrdersWhereTheyServe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 2))
+	for _, c := range []struct {
+		m    penalty.Metric
+		jobs int
+		want bool
+	}{
+		{penalty.SLACost, maxExhaustiveSearchJobs + 1, false}, {penalty.SLACost, 60, false},
+		{penalty.SLACost, maxExhaustiveSearchJobs, true}, {penalty.WeightedTardyJobs, 60, true}, {penalty.TardyJobs, 60, true},
+	} {
+		p := deadlineProblem(rng, c.jobs, c.m)
+		p.Options.Explain = true
+		res, err := Flex{}.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(res.Candidates, func(cd Candidate) bool { return strings.HasPrefix(cd.Scheme, "admission_") })
+		if got != c.want {
+			t.Errorf("%s, %d jobs: admission orders among the candidates: %v, want %v", c.m, c.jobs, got, c.want)
 		}
 	}
 }
