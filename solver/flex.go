@@ -88,8 +88,14 @@ const (
 	// as one search was at the whole budget (docs/solver-at-scale.md:
 	// summed excess over the best known, five cells at J = 200, 0.204 with
 	// one search, 0.179 with two at the whole budget, 0.203 at 0.75, 0.217
-	// at 0.7).
-	slaTwoSearchesShare = 0.7
+	// at 0.7). Once SLA cost at scale went without the admission orders
+	// (Flex.Solve), 0.79 times the instructions at J = 200, the share
+	// went up to 0.875, 1.015 times the instructions it took at 0.7 with
+	// them (1.1 times the wall time: the pre-phase, serial, grows with the
+	// budget): on the unseen seeds 10 to 13 at J = 200 the summed excess of
+	// the two cells, four seeds of the walks' kicks, went from 0.051 /
+	// 0.050 / 0.051 / 0.051 to 0.040 / 0.043 / 0.044 / 0.044.
+	slaTwoSearchesShare = 0.875
 	dueTaperJobs        = 200
 	// criticalEvaluations is the budget of criticalSearch (maxima past
 	// maxExhaustiveSearchJobs) up to dueTaperJobs jobs: at J = 200 it
