@@ -179,6 +179,49 @@ func TestParallelSolveIsSerial(t *testing.T) {
 	}
 }
 
+// TestDescendAtOnceIsTwoDescents: the pre-phase's starts searched at once
+// give what descending from every other start in turn with half the budget
+// gives, twice over, the better of the two (the first on ties), and spend
+// what the two spend.
+func TestDescendAtOnceIsTwoDescents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 3))
+	for _, m := range []penalty.Metric{penalty.SLACost, penalty.WeightedTardiness, penalty.TardyJobs} {
+		p := deadlineProblem(rng, 60, m)
+		in, err := newInstance(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := newEvaluator(in)
+		var starts []scoredOrder
+		for x := range 4 {
+			o := rng.Perm(60)
+			starts = append(starts, scoredOrder{ordering{fmt.Sprintf("start%d", x), o}, ev.score(o)})
+		}
+		worst := starts[0]
+		for _, st := range starts {
+			if worst.s.less(st.s) {
+				worst = st
+			}
+		}
+		const budget = 400
+		got, spent := ev.descendAtOnce(starts, worst, budget)
+		want, wantSpent := worst, 0
+		for g := range 2 {
+			b, used := newEvaluator(in).descend([]scoredOrder{starts[g], starts[g+2]}, worst, budget/2)
+			wantSpent += used
+			if b.s.less(want.s) {
+				want = b
+			}
+		}
+		if got.o.scheme != want.o.scheme || !slices.Equal(got.o.order, want.o.order) || got.s != want.s || spent != wantSpent {
+			t.Errorf("%s: at once %s %v (spent %d), in turn %s %v (spent %d)", m, got.o.scheme, got.s, spent, want.o.scheme, want.s, wantSpent)
+		}
+		if spent > budget || !got.s.less(worst.s) {
+			t.Errorf("%s: spent %d of %d, %v against the worst start's %v", m, spent, budget, got.s, worst.s)
+		}
+	}
+}
+
 // TestAdmissionOrdersWhereTheyServe: the admission orders are among the
 // candidates of the step metrics, but not of SLA cost alone at scale
 // (past maxExhaustiveSearchJobs), whose level search chooses each job's
