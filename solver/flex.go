@@ -91,10 +91,11 @@ const (
 	// at 0.7). Once SLA cost at scale went without the admission orders
 	// (Flex.Solve), 0.79 times the instructions at J = 200, the share
 	// went up to 0.875, 1.015 times the instructions it took at 0.7 with
-	// them (1.1 times the wall time: the pre-phase, serial, grows with the
-	// budget): on the unseen seeds 10 to 13 at J = 200 the summed excess of
-	// the two cells, four seeds of the walks' kicks, went from 0.051 /
-	// 0.050 / 0.051 / 0.051 to 0.040 / 0.043 / 0.044 / 0.044.
+	// them (1.1 times the wall time while the pre-phase, which grows with
+	// the budget, ran on one core; 1.015 since it runs on both,
+	// descendAtOnce): on the unseen seeds 10 to 13 at J = 200 the summed
+	// excess of the two cells, four seeds of the walks' kicks, went from
+	// 0.051 / 0.050 / 0.051 / 0.051 to 0.040 / 0.043 / 0.044 / 0.044.
 	slaTwoSearchesShare = 0.875
 	dueTaperJobs        = 200
 	// criticalEvaluations is the budget of criticalSearch (maxima past
