@@ -219,6 +219,45 @@ func TestPlaceOfIsRebuilds(t *testing.T) {
 	}
 }
 
+// TestBeforeIsBuildsPlace: levels.before puts a job where a binary search
+// by cmp does, among targeted jobs and given-up ones (back order).
+func TestBeforeIsBuildsPlace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 80))
+	p := guessProblem(rng, 40, penalty.SLACost, false)
+	// Every fourth job has job 0's steps: jobs that tie on their target's
+	// deadline go in job order.
+	for k := 4; k < 40; k += 4 {
+		p.Jobs[k].SLA = p.Jobs[0].SLA
+	}
+	ev := scaleEvaluator(t, p)
+	lv := ev.newLevels(rng.Perm(40), rng.Perm(40))
+	given, ties := 0, 0
+	for range 200 {
+		for k := range 40 {
+			lv.level[k] = lv.first[k] + rng.IntN(lv.none[k]-lv.first[k]+1)
+		}
+		order := rng.Perm(40)
+		lv.build(order)
+		k := order[rng.IntN(40)]
+		rest := slices.DeleteFunc(slices.Clone(order), func(j int) bool { return j == k })
+		// k's target may change too: it goes where its new one puts it.
+		lv.level[k] = lv.first[k] + rng.IntN(lv.none[k]-lv.first[k]+1)
+		if lv.level[k] == lv.none[k] {
+			given++
+		}
+		if slices.ContainsFunc(rest, func(j int) bool { return lv.dueOf(j) == lv.dueOf(k) && lv.level[k] < lv.none[k] }) {
+			ties++
+		}
+		want, _ := slices.BinarySearchFunc(rest, k, lv.cmp)
+		if got := lv.before(rest, k); got != want {
+			t.Fatalf("job %d, target %d: before says %d, a binary search by cmp %d", k, lv.level[k], got, want)
+		}
+	}
+	if given == 0 || ties == 0 {
+		t.Errorf("%d jobs given up, %d ties on a target's deadline: some of the order went untested", given, ties)
+	}
+}
+
 // TestSearchScoresAreExact: moves are kept on their estimates, but what a
 // search returns is its order's score in full, bit for bit what a schedule
 // of that order gives.
