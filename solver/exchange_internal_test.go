@@ -54,6 +54,15 @@ func deadlineInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric) *in
 	return in
 }
 
+// alternate is even for an even i and odd for an odd one: the metric of
+// instance i in tests that alternate two.
+func alternate(i int, even, odd penalty.Metric) penalty.Metric {
+	if i%2 == 1 {
+		return odd
+	}
+	return even
+}
+
 // TestExchangeSearchesScoreWhatTheyReturn: swapSearch (sums of tardy jobs)
 // and levelSearch (SLA cost) score their moves incrementally (estimates
 // from the incumbent's recorded run, confirmed by resuming it); the order
@@ -114,10 +123,7 @@ func TestExchangeKeysInParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	improved := 0
 	for i := range 16 {
-		m := penalty.TardyJobs
-		if i%2 == 1 {
-			m = penalty.WeightedTardyJobs
-		}
+		m := alternate(i, penalty.TardyJobs, penalty.WeightedTardyJobs)
 		in := deadlineInstance(t, rng, 20+rng.IntN(120), m)
 		var got [2]scoredOrder
 		var evals [2]int
@@ -445,10 +451,7 @@ func TestLateSwapsEndWhereNoSwapPays(t *testing.T) {
 	improved := 0
 	const instances = 12
 	for i := range instances {
-		m := penalty.WeightedTardiness
-		if i%2 == 1 {
-			m = penalty.AvgTardiness
-		}
+		m := alternate(i, penalty.WeightedTardiness, penalty.AvgTardiness)
 		in := deadlineInstance(t, rng, 30+rng.IntN(60), m)
 		ev := newEvaluator(in)
 		n := len(in.jobs)

@@ -111,10 +111,7 @@ func TestPushesNeverWorsen(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 13))
 	pushed, admitted := 0, 0
 	for i := range 16 {
-		m := penalty.WeightedTardyJobs
-		if i%2 == 1 {
-			m = penalty.TardyJobs
-		}
+		m := alternate(i, penalty.WeightedTardyJobs, penalty.TardyJobs)
 		in := deadlineInstance(t, rng, 30+rng.IntN(60), m)
 		ev := newEvaluator(in)
 		n := len(in.jobs)
