@@ -324,7 +324,7 @@ func TestExchangeKeysCountOnce(t *testing.T) {
 func TestKickExchanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
 	further := 0
-	for i := range 12 {
+	for i := range 60 {
 		in := deadlineInstance(t, rng, 40+rng.IntN(40), penalty.SLACost)
 		n := len(in.jobs)
 		start := sortedBy(n, in.reachableDue)
@@ -335,10 +335,10 @@ func TestKickExchanges(t *testing.T) {
 			ev := newEvaluator(in)
 			lv := ev.newLevels(start, back)
 			order, _, _ := ev.levelDescent(lv, slices.Clone(start), 2000, nil)
-			// A kick: the first four jobs of the order a step later,
+			// A kick: the first eight jobs of the order a step later,
 			// where they can be; the descent looks near them.
 			look := make([]bool, n)
-			for _, k := range order[:4] {
+			for _, k := range order[:8] {
 				if lv.level[k] < lv.none[k] {
 					lv.level[k]++
 				}

@@ -224,10 +224,12 @@ func TestPlaceOfIsRebuilds(t *testing.T) {
 func TestBeforeIsBuildsPlace(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 80))
 	p := guessProblem(rng, 40, penalty.SLACost, false)
-	// Every fourth job has job 0's steps: jobs that tie on their target's
-	// deadline go in job order.
+	// Every fourth job has job 0's steps and work: jobs that tie on their
+	// place (a target's deadline, plus levelJit of the work over the
+	// slots) go in job order.
 	for k := 4; k < 40; k += 4 {
 		p.Jobs[k].SLA = p.Jobs[0].SLA
+		p.Jobs[k].Work = p.Jobs[0].Work
 	}
 	ev := scaleEvaluator(t, p)
 	lv := ev.newLevels(rng.Perm(40), rng.Perm(40))
@@ -255,6 +257,50 @@ func TestBeforeIsBuildsPlace(t *testing.T) {
 	}
 	if given == 0 || ties == 0 {
 		t.Errorf("%d jobs given up, %d ties on a target's deadline: some of the order went untested", given, ties)
+	}
+}
+
+// TestLevelsPlaceBigJobsJustInTime: below budgetBoundJobs jobs the level
+// search's order has each targeted job at its target's deadline plus
+// levelJit times its work over the slots, so that some job goes behind
+// a smaller one due after it; from budgetBoundJobs the
+// order is by the targets' deadlines alone.
+func TestLevelsPlaceBigJobsJustInTime(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 90))
+	for _, n := range []int{60, budgetBoundJobs} {
+		in := deadlineInstance(t, rng, n, penalty.SLACost)
+		ev := newEvaluator(in)
+		lv := ev.newLevels(identity(n), identity(n))
+		jit := 0.0
+		if n < budgetBoundJobs {
+			jit = levelJit
+		}
+		order := identity(n)
+		lv.build(order)
+		due := func(k int) float64 { return in.pj[k].SLA[lv.level[k]].Deadline }
+		place := func(k int) float64 { return due(k) + jit*in.work[k]/float64(in.slots) }
+		inverted := 0
+		for x := 1; x < n; x++ {
+			a, b := order[x-1], order[x]
+			if lv.level[b] == lv.none[b] {
+				break
+			}
+			if place(a) > place(b) {
+				t.Fatalf("n = %d: job %d (place %v) before job %d (place %v)", n, a, place(a), b, place(b))
+			}
+			if due(a) > due(b) {
+				inverted++
+				if in.work[a] >= in.work[b] {
+					t.Fatalf("n = %d: job %d, due %v, before job %d, due %v, with no less work (%v against %v)", n, a, due(a), b, due(b), in.work[a], in.work[b])
+				}
+			}
+		}
+		if jit > 0 && inverted == 0 {
+			t.Errorf("n = %d: no job behind another due after it", n)
+		}
+		if jit == 0 && inverted > 0 {
+			t.Errorf("n = %d: %d jobs behind others due after them, want the deadlines' order", n, inverted)
+		}
 	}
 }
 
