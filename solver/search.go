@@ -1871,7 +1871,8 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 // levelSearch is split search for SLA cost, where a job has several steps
 // to aim at, not one deadline: each job has a target (one of its reachable
 // steps, or none: given up), and the order is the targeted jobs by their
-// target's deadline, then the given-up ones in back order. A move changes
+// target's deadline (plus a share of their work below budgetBoundJobs
+// jobs: levelJit), then the given-up ones in back order. A move changes
 // one job's target, or raises one job's target by a step while another's
 // falls by one (the exchange swapSearch makes for single deadlines). It
 // starts from the steps start meets and runs ev.walks walks at once, each
