@@ -263,8 +263,8 @@ func TestBeforeIsBuildsPlace(t *testing.T) {
 // TestLevelsPlaceBigJobsJustInTime: below budgetBoundJobs jobs the level
 // search's order has each targeted job at its target's deadline plus
 // levelJit times its work over the slots, so that some job goes behind
-// a smaller one due after it; from budgetBoundJobs the
-// order is by the targets' deadlines alone.
+// a smaller one due after it; from budgetBoundJobs the order is by the
+// targets' deadlines alone.
 func TestLevelsPlaceBigJobsJustInTime(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 90))
 	for _, n := range []int{60, budgetBoundJobs} {
