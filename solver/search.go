@@ -2007,12 +2007,13 @@ const levelJit = 0.5
 
 // levelFast takes levelFast times a job's fastest duration (its work over
 // its maximum) off its place in the level search's order, beside levelJit
-// and below budgetBoundJobs jobs likewise: the place of split search's
-// second key (deadline less the fastest duration). A job whose fastest
-// duration is its work over the cluster's slots (its maximum is the
-// cluster) keeps levelJit - levelFast of that work / S; one whose tasks are
-// few keeps most of levelJit and goes earlier by a share of one task's
-// time. Measured beside levelJit at 0.5, eight seeds of the kicks, SLA cost
+// and below budgetBoundJobs jobs likewise, as split search's
+// split_edd_slack key takes all of it (deadline less the fastest
+// duration). A job whose maximum is the whole cluster keeps levelJit -
+// levelFast of its work / S as its shift; one with a smaller maximum (one
+// slot per task: its fastest duration is a task's time) keeps most of
+// levelJit and goes earlier by a share of a task's time. Measured beside
+// levelJit at 0.5, eight seeds of the kicks, SLA cost
 // on the unseen seeds 10 to 13 against references searched again from the
 // levelJit build's answers: summed excess of the four cells at J = 50 and
 // 100 0.0434 -> 0.0376, all of it in the base case at J = 50 (1.0091 ->
