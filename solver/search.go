@@ -788,9 +788,9 @@ func (ev *evaluator) lateSwaps(start []int, s *score, budget int) ([]int, score,
 		}
 		if len(late) > lateSwapJobs {
 			// The lateSwapJobs most penalised, in order.
-			penalty := func(x int) float64 { return pen[inc.order[x]] }
+			penaltyAt := func(x int) float64 { return pen[inc.order[x]] }
 			slices.SortFunc(late, func(a, b int) int {
-				if c := cmp.Compare(penalty(b), penalty(a)); c != 0 {
+				if c := cmp.Compare(penaltyAt(b), penaltyAt(a)); c != 0 {
 					return c
 				}
 				return a - b
