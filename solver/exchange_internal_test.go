@@ -284,11 +284,24 @@ func TestScreenCandidates(t *testing.T) {
 
 // TestExchangeKeysCountOnce: from budgetBoundJobs jobs the two keys'
 // searches count the larger of their spendings, as their time goes, and
-// below it both; each key's search is the one it makes alone.
+// below it both; each key's search is the one it makes alone, with the
+// whole budget's share, or on tardy jobs unweighted below budgetBoundJobs
+// with 1 / len(keys) of it (the keys share one key's budget), which must
+// then cut a search short.
 func TestExchangeKeysCountOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 3))
-	for _, n := range []int{budgetBoundJobs - 30, budgetBoundJobs + 10} {
-		in := deadlineInstance(t, rng, n, penalty.WeightedTardyJobs)
+	for _, c := range []struct {
+		n      int
+		m      penalty.Metric
+		shared bool
+	}{
+		{budgetBoundJobs - 30, penalty.WeightedTardyJobs, false},
+		{budgetBoundJobs + 10, penalty.WeightedTardyJobs, false},
+		{budgetBoundJobs - 30, penalty.TardyJobs, true},
+		{budgetBoundJobs + 10, penalty.TardyJobs, false},
+	} {
+		n := c.n
+		in := deadlineInstance(t, rng, n, c.m)
 		ev := newEvaluator(in)
 		start := sortedBy(n, in.reachableDue)
 		best := scoredOrder{ordering{"edd", start}, ev.score(start)}
@@ -297,21 +310,32 @@ func TestExchangeKeysCountOnce(t *testing.T) {
 		keys := []dueKey{{"split_edd", in.reachableDue, nil}, {"split_due", func(k int) float64 { return in.reachableDue(k) + float64(k%3) }, nil}}
 		const budget = 600
 		_, spent := ev.exchangeKeys(keys, onTime, back, best, 7, budget)
-		var used [2]int
-		for x, key := range keys {
-			e := newEvaluator(in)
-			front := slices.Clone(onTime)
-			due := sortedBy(n, key.due)
-			_, _, u1 := e.splitSearch(front, due, back, budget/(2*splitShare))
-			_, _, u2 := e.swapSearch(front, due, back, budget/(2*swapShare))
-			used[x] = u1 + u2
+		// used is each key's spending alone with keyBudget.
+		used := func(keyBudget int) (u [2]int) {
+			for x, key := range keys {
+				e := newEvaluator(in)
+				front := slices.Clone(onTime)
+				due := sortedBy(n, key.due)
+				_, _, u1 := e.splitSearch(front, due, back, keyBudget/(2*splitShare))
+				_, _, u2 := e.swapSearch(front, due, back, keyBudget/(2*swapShare))
+				u[x] = u1 + u2
+			}
+			return u
 		}
-		want := 7 + used[0] + used[1]
+		u := used(budget)
+		if c.shared {
+			whole := u
+			u = used(budget / len(keys))
+			if whole == u {
+				t.Errorf("%d jobs, %s: the keys spend %v with the whole budget as with a share: the test shows no sharing", n, c.m, u)
+			}
+		}
+		want := 7 + u[0] + u[1]
 		if n >= budgetBoundJobs {
-			want = 7 + max(used[0], used[1])
+			want = 7 + max(u[0], u[1])
 		}
 		if spent != want {
-			t.Errorf("%d jobs: spent %d, want %d (keys %d and %d)", n, spent, want, used[0], used[1])
+			t.Errorf("%d jobs, %s: spent %d, want %d (keys %d and %d)", n, c.m, spent, want, u[0], u[1])
 		}
 	}
 }
