@@ -284,8 +284,8 @@ func TestScreenCandidates(t *testing.T) {
 
 // TestExchangeKeysCountOnce: from budgetBoundJobs jobs the two keys'
 // searches count the larger of their spendings, as their time goes, and
-// below it both; each key's search is the one it makes alone, with the
-// whole budget's share, or on tardy jobs unweighted below budgetBoundJobs
+// below it both; each key's search (split search, exchanges, repair) is
+// the one it makes alone, with the whole budget's share, or on tardy jobs unweighted below budgetBoundJobs
 // with 1 / len(keys) of it (the keys share one key's budget), which must
 // then cut a search short.
 func TestExchangeKeysCountOnce(t *testing.T) {
@@ -317,8 +317,9 @@ func TestExchangeKeysCountOnce(t *testing.T) {
 				front := slices.Clone(onTime)
 				due := sortedBy(n, key.due)
 				_, _, u1 := e.splitSearch(front, due, back, keyBudget/(2*splitShare))
-				_, _, u2 := e.swapSearch(front, due, back, keyBudget/(2*swapShare))
-				u[x] = u1 + u2
+				o, s, u2 := e.swapSearch(front, due, back, keyBudget/(2*swapShare))
+				_, u3 := e.admitRepair(scoredOrder{ordering{"", o}, s}, back, min(repairEvaluations, keyBudget/(2*swapShare)))
+				u[x] = u1 + u2 + u3
 			}
 			return u
 		}
@@ -611,4 +612,82 @@ func TestLevelDescentEndsAtHome(t *testing.T) {
 	if undone < 10 || saved < undone {
 		t.Errorf("%d kicks undone saving %d evaluations, want at least 10 saving more than one each on average", undone, saved)
 	}
+}
+
+// TestAdmitRepairGivesUpSeveral: on one machine of 10 slots, job h (40
+// units of work, weight 1, due at 4) is late behind four jobs of weight
+// 0.1 due at 1, 2, 3 and 4 (each a hair earlier, so that the deadline
+// order starts with them) that fill the time it needs; it is on time only
+// if all four go late. swapSearch's exchanges give up at most two front
+// jobs for one and stop at 1; admitRepair brings h in and gives up the
+// four (0.4).
+func TestAdmitRepairGivesUpSeveral(t *testing.T) {
+	p := Problem{Slots: 10, Metric: penalty.WeightedTardyJobs}
+	for x, d := range []float64{1, 2, 3, 4} {
+		p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("l%d", x), Max: 10, Work: 10, Weight: 0.1, Deadline: d + 1e-6, HasDeadline: true})
+	}
+	p.Jobs = append(p.Jobs, Job{ID: "h", Max: 10, Work: 40, Weight: 1, Deadline: 4 + 2e-6, HasDeadline: true})
+	in, err := newInstance(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newEvaluator(in)
+	start := sortedBy(len(in.jobs), in.reachableDue)
+	back := identity(len(in.jobs))
+	swapped, swapS, _ := ev.swapSearch(ev.onTimeSet(start), start, back, 1000)
+	if cmpTol(swapS.value, 1) != 0 {
+		t.Fatalf("swapSearch reached %v, want 1 (h late): the instance no longer needs the repair", swapS.value)
+	}
+	got, used := ev.admitRepair(scoredOrder{ordering{"swap", swapped}, swapS}, back, repairEvaluations)
+	if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != "swap+repair" {
+		t.Errorf("admitRepair: %s %v, want swap+repair 0.4", got.o.scheme, got.s.value)
+	}
+	h := slices.IndexFunc(in.jobs, func(j Job) bool { return j.ID == "h" })
+	if got.o.order[0] != h {
+		t.Errorf("admitRepair's order %v does not start with h (%d)", got.o.order, h)
+	}
+	// One schedule for the on-time set and one per try: h with 4, 3, 2, 1
+	// and none of the others, then a pass that finds nothing more.
+	if used < 6 || used > repairEvaluations {
+		t.Errorf("admitRepair spent %d evaluations", used)
+	}
+}
+
+// TestAdmitRepairScoresWhatItReturns: from swapSearch's answers on random
+// instances, admitRepair returns a permutation whose full schedule scores
+// what it reports, no worse than its start, within its budget; and on some
+// instances it must improve its start.
+func TestAdmitRepairScoresWhatItReturns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	improved := 0
+	const instances = 16
+	for i := range instances {
+		m := alternate(i, penalty.WeightedTardyJobs, penalty.TardyJobs)
+		in := deadlineInstance(t, rng, 30+rng.IntN(120), m)
+		ev := newEvaluator(in)
+		n := len(in.jobs)
+		due := sortedBy(n, in.reachableDue)
+		back := sortedBy(n, func(k int) float64 { return -in.stake(k) })
+		o, s, _ := ev.swapSearch(ev.onTimeSet(due), due, back, 300)
+		got, used := ev.admitRepair(scoredOrder{ordering{"swap", o}, s}, back, repairEvaluations)
+		if !slices.Equal(slices.Sorted(slices.Values(got.o.order)), identity(n)) {
+			t.Fatalf("instance %d: admitRepair's order is not a permutation", i)
+		}
+		if full := ev.score(got.o.order); full != got.s {
+			t.Errorf("instance %d: admitRepair reported %v, the full schedule scores %v", i, got.s, full)
+		}
+		if s.less(got.s) {
+			t.Errorf("instance %d (%s): admitRepair went from %v to %v", i, m, s.value, got.s.value)
+		}
+		if used < 1 || used > repairEvaluations {
+			t.Errorf("instance %d: admitRepair spent %d evaluations, budget %d", i, used, repairEvaluations)
+		}
+		if got.s.less(s) {
+			improved++
+		}
+	}
+	if improved == 0 {
+		t.Errorf("admitRepair improved none of %d starts: the test checks nothing", instances)
+	}
+	t.Logf("admitRepair improved %d of %d starts", improved, instances)
 }
