@@ -653,41 +653,104 @@ func TestAdmitRepairGivesUpSeveral(t *testing.T) {
 	}
 }
 
-// TestAdmitRepairScoresWhatItReturns: from swapSearch's answers on random
-// instances, admitRepair returns a permutation whose full schedule scores
-// what it reports, no worse than its start, within its budget; and on some
-// instances it must improve its start.
-func TestAdmitRepairScoresWhatItReturns(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 17))
-	improved := 0
-	const instances = 16
-	for i := range instances {
-		m := alternate(i, penalty.WeightedTardyJobs, penalty.TardyJobs)
-		in := deadlineInstance(t, rng, 30+rng.IntN(120), m)
-		ev := newEvaluator(in)
-		n := len(in.jobs)
-		due := sortedBy(n, in.reachableDue)
-		back := sortedBy(n, func(k int) float64 { return -in.stake(k) })
-		o, s, _ := ev.swapSearch(ev.onTimeSet(due), due, back, 300)
-		got, used := ev.admitRepair(scoredOrder{ordering{"swap", o}, s}, back, repairEvaluations)
-		if !slices.Equal(slices.Sorted(slices.Values(got.o.order)), identity(n)) {
-			t.Fatalf("instance %d: admitRepair's order is not a permutation", i)
-		}
-		if full := ev.score(got.o.order); full != got.s {
-			t.Errorf("instance %d: admitRepair reported %v, the full schedule scores %v", i, got.s, full)
-		}
-		if s.less(got.s) {
-			t.Errorf("instance %d (%s): admitRepair went from %v to %v", i, m, s.value, got.s.value)
-		}
-		if used < 1 || used > repairEvaluations {
-			t.Errorf("instance %d: admitRepair spent %d evaluations, budget %d", i, used, repairEvaluations)
-		}
-		if got.s.less(s) {
-			improved++
-		}
+// TestLevelRepairMovesSeveralBack: on one machine of 10 slots, job h (40
+// units of work) pays 1 past its first step, due at 4, and four jobs of 10
+// units pay 0.1 past theirs, due at 1, 2, 3 and 4 (their second steps far
+// off). In deadline order h misses its first step (1); it meets it only if
+// all four move to their second (0.4). levelRepair gets there from the
+// deadline order.
+func TestLevelRepairMovesSeveralBack(t *testing.T) {
+	p := Problem{Slots: 10, Metric: penalty.SLACost}
+	steps := func(d, pen float64) []penalty.Step {
+		return []penalty.Step{{Deadline: d, Penalty: pen}, {Deadline: 100, Penalty: pen}, {Deadline: 200, Penalty: pen}}
 	}
-	if improved == 0 {
-		t.Errorf("admitRepair improved none of %d starts: the test checks nothing", instances)
+	for x, d := range []float64{1, 2, 3, 4} {
+		p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("l%d", x), Max: 10, Work: 10, SLA: steps(d+1e-6, 0.1)})
 	}
-	t.Logf("admitRepair improved %d of %d starts", improved, instances)
+	p.Jobs = append(p.Jobs, Job{ID: "h", Max: 10, Work: 40, SLA: steps(4+2e-6, 1)})
+	in, err := newInstance(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := newEvaluator(in)
+	n := len(in.jobs)
+	start := sortedBy(n, func(k int) float64 { return in.pj[k].SLA[0].Deadline })
+	s0 := ev.score(start)
+	if cmpTol(s0.value, 1) != 0 {
+		t.Fatalf("the deadline order scores %v, want 1 (h past its first step)", s0.value)
+	}
+	got, used := ev.levelRepair(scoredOrder{ordering{"edd", start}, s0}, identity(n), levelRepairEvaluations)
+	if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != "edd+repair" {
+		t.Errorf("levelRepair: %s %v, want edd+repair 0.4", got.o.scheme, got.s.value)
+	}
+	h := slices.IndexFunc(in.jobs, func(j Job) bool { return j.ID == "h" })
+	if got.o.order[0] != h {
+		t.Errorf("levelRepair's order %v does not start with h (%d)", got.o.order, h)
+	}
+	// Two schedules for the targets, one per try (h with 4, 3, 2, 1 and
+	// none of the others ahead), then a pass that finds nothing more.
+	if used < 7 || used > levelRepairEvaluations {
+		t.Errorf("levelRepair spent %d evaluations", used)
+	}
+}
+
+// TestRepairsScoreWhatTheyReturn: from the answers of the searches they
+// follow on random instances (swapSearch on tardy jobs, levelSearch on SLA
+// cost), admitRepair and levelRepair return a permutation whose full
+// schedule scores what they report, no worse than their start, within
+// their budget; and on some instances each must improve its start.
+func TestRepairsScoreWhatTheyReturn(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		metrics [2]penalty.Metric
+		budget  int
+		repair  func(ev *evaluator, back []int) (from, got scoredOrder, used int)
+	}{
+		{"admitRepair", [2]penalty.Metric{penalty.WeightedTardyJobs, penalty.TardyJobs}, repairEvaluations,
+			func(ev *evaluator, back []int) (scoredOrder, scoredOrder, int) {
+				due := sortedBy(len(back), ev.in.reachableDue)
+				o, s, _ := ev.swapSearch(ev.onTimeSet(due), due, back, 300)
+				from := scoredOrder{ordering{"swap", o}, s}
+				got, used := ev.admitRepair(from, back, repairEvaluations)
+				return from, got, used
+			}},
+		{"levelRepair", [2]penalty.Metric{penalty.SLACost, penalty.SLACost}, levelRepairEvaluations,
+			func(ev *evaluator, back []int) (scoredOrder, scoredOrder, int) {
+				o, s, _ := ev.levelSearch(sortedBy(len(back), ev.in.reachableDue), back, 300)
+				from := scoredOrder{ordering{"level", o}, s}
+				got, used := ev.levelRepair(from, back, levelRepairEvaluations)
+				return from, got, used
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 17))
+			improved := 0
+			const instances = 16
+			for i := range instances {
+				in := deadlineInstance(t, rng, 30+rng.IntN(170), alternate(i, c.metrics[0], c.metrics[1]))
+				ev := newEvaluator(in)
+				n := len(in.jobs)
+				from, got, used := c.repair(ev, sortedBy(n, func(k int) float64 { return -in.stake(k) }))
+				if !slices.Equal(slices.Sorted(slices.Values(got.o.order)), identity(n)) {
+					t.Fatalf("instance %d: the order is not a permutation", i)
+				}
+				if full := ev.score(got.o.order); full != got.s {
+					t.Errorf("instance %d: reported %v, the full schedule scores %v", i, got.s, full)
+				}
+				if from.s.less(got.s) {
+					t.Errorf("instance %d: went from %v to %v", i, from.s.value, got.s.value)
+				}
+				if used < 1 || used > c.budget {
+					t.Errorf("instance %d: spent %d evaluations, budget %d", i, used, c.budget)
+				}
+				if got.s.less(from.s) {
+					improved++
+				}
+			}
+			if improved == 0 {
+				t.Errorf("improved none of %d starts: the test checks nothing", instances)
+			}
+			t.Logf("improved %d of %d starts", improved, instances)
+		})
+	}
 }
