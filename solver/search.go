@@ -1238,10 +1238,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		if n < budgetBoundJobs {
 			reserve = int(slaDescentShare * float64(budget))
 		}
-		// The level search leaves levelRepairEvaluations (a tenth of the
-		// budget past dueTaperJobs, where it falls as 1/J^2) to a repair
+		// The level search leaves levelRepairEvaluations (at most a fifth
+		// of the budget: past dueTaperJobs it falls as 1/J^2) to a repair
 		// of its answer's targets (levelRepair).
-		repair := min(levelRepairEvaluations, budget/10)
+		repair := min(levelRepairEvaluations, budget/5)
 		o, s, used := ev.levelSearch(best.o.order, back, budget-spent-reserve-repair)
 		spent += used
 		best = best.beatenBy(o, s, "+level")
@@ -2144,7 +2144,7 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 // against references searched again from its own answers, base case /
 // second setting: J = 50 1.0043 / 1.0070 -> 1.0025 / 1.0057 (worst
 // instance 1.103 -> 1.072), J = 100 1.0125 / 1.0176 -> 1.0097 / 1.0129,
-// J = 200 1.0295 / 1.0383 -> 1.0204 / 1.0239 (docs/solver-at-scale.md,
+// J = 200 1.0295 / 1.0383 -> 1.0198 / 1.0210 (docs/solver-at-scale.md,
 // item 3).
 func (ev *evaluator) levelRepair(from scoredOrder, back []int, budget int) (scoredOrder, int) {
 	in := ev.in
@@ -2227,11 +2227,16 @@ func (ev *evaluator) levelRepair(from scoredOrder, back []int, budget int) (scor
 const levelRepairDrops = 16
 
 // levelRepairEvaluations is what dueSearch sets aside from the level
-// search's budget for levelRepair; what it does not spend goes to the
-// stages after it. It spends 35 evaluations on average at J = 50, 120 at
-// J = 100 and 400 at J = 200 when not bounded; bounded, the answers at J =
-// 50 and 100 were the same within 0.0001 with 100, 200 or 400.
-const levelRepairEvaluations = 200
+// search's budget for levelRepair (at most a fifth of the budget); what it
+// does not spend goes to the stages after it. Unbounded it spends 35
+// evaluations on average at J = 50, 120 at J = 100 and 400 (up to 770) at
+// J = 200. At J = 50 and 100 the answers were the same within 0.0001 of
+// the summed excess with 100 to 600; at J = 200 (the fifth of the budget
+// is 556 there), unseen seeds 10 to 13, eight seeds of the kicks, summed
+// excess of the two cells 0.0443 with 200, 0.0408 with 600; four seeds:
+// 0.0416, 0.0394 with 278, 0.0376 with 556, 0.0405 with 928 (a third of
+// the budget, taken from the level search).
+const levelRepairEvaluations = 600
 
 // newLevels is levelSearch's state for the order start (one schedule,
 // counted): each job's target is the first step it reaches there, of
