@@ -754,3 +754,41 @@ func TestRepairsScoreWhatTheyReturn(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairPick: repairPick draws repairPicks jobs and picks the one with
+// the most to gain from a step earlier, never one at its first reachable
+// step; with every job there it finds none.
+func TestRepairPick(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	in := deadlineInstance(t, rng, 60, penalty.SLACost)
+	ev := newEvaluator(in)
+	n := len(in.jobs)
+	lv := ev.newLevels(sortedBy(n, in.reachableDue), identity(n))
+	for k := range n {
+		lv.level[k] = lv.none[k]
+	}
+	picked := map[int]bool{}
+	for i := range 200 {
+		seed := uint64(i)
+		k, ok := lv.repairPick(rand.New(rand.NewPCG(seed, 1)))
+		draw := rand.New(rand.NewPCG(seed, 1))
+		want, wantOK := -1, false
+		for range repairPicks {
+			j := draw.IntN(n)
+			if lv.level[j] > lv.first[j] && (want < 0 || lv.gainEarlier(j) > lv.gainEarlier(want)) {
+				want, wantOK = j, true
+			}
+		}
+		if k != want || ok != wantOK {
+			t.Fatalf("draw %d: picked %d (%v), want %d (%v)", i, k, ok, want, wantOK)
+		}
+		picked[k] = true
+	}
+	if len(picked) < 10 {
+		t.Errorf("200 draws picked %d jobs", len(picked))
+	}
+	copy(lv.level, lv.first)
+	if k, ok := lv.repairPick(rng); ok {
+		t.Errorf("every job at its first step, yet picked %d", k)
+	}
+}
