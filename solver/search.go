@@ -1463,14 +1463,15 @@ func (ev *evaluator) admitRepair(from scoredOrder, back []int, budget int) (scor
 
 // repairCost is what giving up front job k costs under admitRepair's rule
 // (0 or 1); the cheapest leaves. Rule 0 is the stake per unit of work
-// (Moore-Hodgson's rule, which gives up the longest job, weighted); where a
-// repair by it does not pay, rule 1 is the stake alone. Measured at the default effort, weighted tardy jobs
-// on the unseen seeds 10 to 13 (J = 50, 100, 200, both settings) against
-// references searched again from this build's answers, summed excess of
-// the six cells: the first alone 0.0146 (J = 200 base case 1.0051, one
-// instance at 1.184), the second alone 0.0163 (1.0058, worst 1.085), both
-// 0.0097 (1.0006, worst 1.051); seeds 7 to 9, J = 100 and 200, lower with
-// both in 2 cells of 6 and the same in the others.
+// (Moore-Hodgson's rule, which gives up the longest job, weighted); where
+// a repair by it does not pay, rule 1 is the stake alone. Measured at the
+// default effort, weighted tardy jobs on the unseen seeds 10 to 13 (J =
+// 50, 100, 200, both settings) against references searched again from
+// this build's answers, summed excess of the six cells: the first alone
+// 0.0146 (J = 200 base case 1.0051, one instance at 1.184), the second
+// alone 0.0163 (1.0058, worst 1.085), both 0.0097 (1.0006, worst 1.051);
+// seeds 7 to 9, J = 100 and 200, lower with both in 2 cells of 6 and the
+// same in the others.
 func repairCost(in *instance, k, rule int) float64 {
 	if rule == 0 {
 		return in.stake(k) / in.work[k]
@@ -2130,8 +2131,10 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 // while a targeted job misses its target's deadline, the job with the
 // least to lose per unit of work by a step later, of those up to the first
 // miss, gets the step later, unless what is lost would be worth the gain or
-// more than levelRepairDrops jobs would have to. The order of the new
-// targets is kept when it scores better than the targets' order before;
+// more than levelRepairDrops jobs would have to (repairTarget; below
+// budgetBoundJobs, where that does not pay, again with the least to lose:
+// levelRepairRules). The order of the new targets is kept when it scores
+// better than the targets' order before;
 // passes repeat while one pays. It returns the best order found (from
 // when nothing beats it) and the evaluations spent: two schedules for the
 // targets, one per job tried and per job moved back; it tries no further
@@ -2200,12 +2203,12 @@ func (ev *evaluator) levelRepair(from scoredOrder, back []int, budget int) (scor
 	return best, spent
 }
 
-// gainEarlier is what job k gains with its target a step earlier;
-// lossLater what it loses with its target a step later.
+// gainEarlier is what job k gains with its target a step earlier.
 func (lv *levels) gainEarlier(k int) float64 {
 	return lv.cost(k, lv.level[k]) - lv.cost(k, lv.level[k]-1)
 }
 
+// lossLater is what job k loses with its target a step later.
 func (lv *levels) lossLater(k int) float64 {
 	return lv.cost(k, lv.level[k]+1) - lv.cost(k, lv.level[k])
 }
@@ -2216,10 +2219,10 @@ func (lv *levels) lossLater(k int) float64 {
 // the least to lose by a step later (lossLater), per unit of work under
 // rule 0 and as it is under rule 1, of those up to the first miss, gets the
 // step later, unless what is lost would be worth what k gains or more than
-// levelRepairDrops jobs would have to. It
-// returns the score of cand for the targets it ends with, whether no
-// targeted job misses its target there, and the evaluations spent (one a
-// schedule; it moves no further job once it has spent budget).
+// levelRepairDrops jobs would have to. It returns the score of cand for the
+// targets it ends with, whether no targeted job misses its target there,
+// and the evaluations spent (one a schedule; it moves no further job once
+// it has spent budget).
 func (ev *evaluator) repairTarget(lv *levels, cand []int, k, rule, budget int) (s score, met bool, spent int) {
 	in := ev.in
 	g, lost := lv.gainEarlier(k), 0.0
@@ -2377,8 +2380,9 @@ const levelFast = 0.3
 // levelWalk is levelSearch's iterated walk from the targets in lv and
 // their order best, scored bestS: kick two to four targets a step, descend
 // from there (from budgetBoundJobs jobs, in some steps a ruin instead: see
-// ruin), move when no worse, until budget evaluations are spent. It returns
-// the best order it reaches, its score and the evaluations spent.
+// ruin; below it, in some a repair of one target: see repairKickTenths),
+// move when no worse, until budget evaluations are spent. It returns the
+// best order it reaches, its score and the evaluations spent.
 func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, rng *rand.Rand) ([]int, score, int) {
 	n := len(best)
 	spent := 0
@@ -2388,7 +2392,8 @@ func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, 
 	var kicks [4]int
 	var rs ruinSpace
 	// step is one step of the walk from its targets: from budgetBoundJobs
-	// jobs sometimes a ruin, otherwise a kick and a descent.
+	// jobs sometimes a ruin, below it sometimes a repair of one target,
+	// otherwise a kick and a descent.
 	step := func() ([]int, score, int) {
 		if n >= budgetBoundJobs && rng.IntN(10) < ruinKickTenths {
 			if r, ok := lv.bigTarget(rng); ok {
