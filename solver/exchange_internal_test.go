@@ -658,39 +658,52 @@ func TestAdmitRepairGivesUpSeveral(t *testing.T) {
 // units pay 0.1 past theirs, due at 1, 2, 3 and 4 (their second steps far
 // off). In deadline order h misses its first step (1); it meets it only if
 // all four move to their second (0.4). levelRepair gets there from the
-// deadline order.
+// deadline order: a step earlier where h's target is one step from its
+// first, and at once where it is two, a step earlier gaining nothing (its
+// second step, due at 6, pays as its third does).
 func TestLevelRepairMovesSeveralBack(t *testing.T) {
-	p := Problem{Slots: 10, Metric: penalty.SLACost}
-	steps := func(d, pen float64) []penalty.Step {
-		return []penalty.Step{{Deadline: d, Penalty: pen}, {Deadline: 100, Penalty: pen}, {Deadline: 200, Penalty: pen}}
+	steps := func(d, pen float64, second float64) []penalty.Step {
+		return []penalty.Step{{Deadline: d, Penalty: pen}, {Deadline: second, Penalty: pen}, {Deadline: 200, Penalty: pen}}
 	}
-	for x, d := range []float64{1, 2, 3, 4} {
-		p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("l%d", x), Max: 10, Work: 10, SLA: steps(d+1e-6, 0.1)})
-	}
-	p.Jobs = append(p.Jobs, Job{ID: "h", Max: 10, Work: 40, SLA: steps(4+2e-6, 1)})
-	in, err := newInstance(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := newEvaluator(in)
-	n := len(in.jobs)
-	start := sortedBy(n, func(k int) float64 { return in.pj[k].SLA[0].Deadline })
-	s0 := ev.score(start)
-	if cmpTol(s0.value, 1) != 0 {
-		t.Fatalf("the deadline order scores %v, want 1 (h past its first step)", s0.value)
-	}
-	got, used := ev.levelRepair(scoredOrder{ordering{"edd", start}, s0}, identity(n), levelRepairEvaluations)
-	if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != "edd+repair" {
-		t.Errorf("levelRepair: %s %v, want edd+repair 0.4", got.o.scheme, got.s.value)
-	}
-	h := slices.IndexFunc(in.jobs, func(j Job) bool { return j.ID == "h" })
-	if got.o.order[0] != h {
-		t.Errorf("levelRepair's order %v does not start with h (%d)", got.o.order, h)
-	}
-	// Two schedules for the targets, one per try (h with 4, 3, 2, 1 and
-	// none of the others ahead), then a pass that finds nothing more.
-	if used < 7 || used > levelRepairEvaluations {
-		t.Errorf("levelRepair spent %d evaluations", used)
+	for _, c := range []struct {
+		name string
+		h    []penalty.Step
+	}{
+		{"a step earlier", steps(4+2e-6, 1, 100)},
+		{"two steps earlier", steps(4+2e-6, 1, 6+2e-6)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := Problem{Slots: 10, Metric: penalty.SLACost}
+			for x, d := range []float64{1, 2, 3, 4} {
+				p.Jobs = append(p.Jobs, Job{ID: fmt.Sprintf("l%d", x), Max: 10, Work: 10, SLA: steps(d+1e-6, 0.1, 100)})
+			}
+			p.Jobs = append(p.Jobs, Job{ID: "h", Max: 10, Work: 40, SLA: c.h})
+			in, err := newInstance(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := newEvaluator(in)
+			n := len(in.jobs)
+			start := sortedBy(n, func(k int) float64 { return in.pj[k].SLA[0].Deadline })
+			s0 := ev.score(start)
+			if cmpTol(s0.value, 1) != 0 {
+				t.Fatalf("the deadline order scores %v, want 1 (h past its first step)", s0.value)
+			}
+			got, used := ev.levelRepair(scoredOrder{ordering{"edd", start}, s0}, identity(n), levelRepairEvaluations)
+			if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != "edd+repair" {
+				t.Errorf("levelRepair: %s %v, want edd+repair 0.4", got.o.scheme, got.s.value)
+			}
+			h := slices.IndexFunc(in.jobs, func(j Job) bool { return j.ID == "h" })
+			if got.o.order[0] != h {
+				t.Errorf("levelRepair's order %v does not start with h (%d)", got.o.order, h)
+			}
+			// Two schedules for the targets, one per try (h with 4, 3,
+			// 2, 1 and none of the others ahead), then a pass that finds
+			// nothing more.
+			if used < 7 || used > levelRepairEvaluations {
+				t.Errorf("levelRepair spent %d evaluations", used)
+			}
+		})
 	}
 }
 
