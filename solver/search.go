@@ -2126,19 +2126,19 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 }
 
 // levelRepair is admitRepair for SLA cost, on targets (levelSearch's
-// levels, those of from's order): each job whose target can go a step
-// earlier, the most to gain first, gets that step as its target; then,
-// while a targeted job misses its target's deadline, the job with the
-// least to lose per unit of work by a step later, of those up to the first
-// miss, gets the step later, unless what is lost would be worth the gain or
-// more than levelRepairDrops jobs would have to (repairTarget; below
-// budgetBoundJobs, where that does not pay, again with the least to lose:
-// levelRepairRules). The order of the new targets is kept when it scores
-// better than the targets' order before;
-// passes repeat while one pays. It returns the best order found (from
-// when nothing beats it) and the evaluations spent: two schedules for the
-// targets, one per job tried and per job moved back; it tries no further
-// job once it has spent budget.
+// levels, those of from's order): each job whose target can go earlier,
+// the most to gain from a step first, gets an earlier target, and the jobs
+// up to the first miss with the least to lose per unit of work move a step
+// later until no targeted job misses, unless what is lost would be worth
+// the gain (repairTarget). A job tries, until one pays: a step earlier;
+// below budgetBoundJobs the same with the least to lose
+// (levelRepairRules); two steps or more from its first reachable step,
+// that step at once; then the steps between, the later first. The order of
+// the new targets is kept when it scores better than the targets' order
+// before, and passes repeat while one pays. It returns the best order
+// found (from when nothing beats it) and the evaluations spent: two
+// schedules for the targets, one per try and per job moved back; it tries
+// no further job once it has spent budget.
 //
 // Why: levelDescent's exchanges move one job back a step for one that
 // goes a step forward; a step forward often needs the room of several.
@@ -2187,10 +2187,7 @@ func (ev *evaluator) levelRepair(from scoredOrder, back []int, budget int) (scor
 				break
 			}
 			copy(saved, lv.level)
-			// The tries, until one pays: a step earlier under each rule,
-			// then, for a job two steps or more from its first reachable
-			// step, that step at once, then the steps between, the later
-			// first.
+			// The tries, until one pays (see above).
 			tries = append(tries[:0], repairTry{saved[k] - 1, 0})
 			if rules > 1 {
 				tries = append(tries, repairTry{saved[k] - 1, 1})
