@@ -639,17 +639,26 @@ func TestAdmitRepairGivesUpSeveral(t *testing.T) {
 		t.Fatalf("swapSearch reached %v, want 1 (h late): the instance no longer needs the repair", swapS.value)
 	}
 	got, used := ev.admitRepair(scoredOrder{ordering{"swap", swapped}, swapS}, back, repairEvaluations)
-	if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != "swap+repair" {
-		t.Errorf("admitRepair: %s %v, want swap+repair 0.4", got.o.scheme, got.s.value)
+	// One schedule for the on-time set and one per try: h with 4, 3, 2, 1
+	// and none of the others, then a pass that finds nothing more.
+	checkRepairedFirst(t, in, got, "swap+repair", used, 6, repairEvaluations)
+}
+
+// checkRepairedFirst checks a repair's answer on the hand-made instances
+// of TestAdmitRepairGivesUpSeveral and TestLevelRepairMovesSeveralBack:
+// the four light jobs given up (0.4), the scheme named, job h first, and
+// between least and budget evaluations spent.
+func checkRepairedFirst(t *testing.T, in *instance, got scoredOrder, scheme string, used, least, budget int) {
+	t.Helper()
+	if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != scheme {
+		t.Errorf("repair: %s %v, want %s 0.4", got.o.scheme, got.s.value, scheme)
 	}
 	h := slices.IndexFunc(in.jobs, func(j Job) bool { return j.ID == "h" })
 	if got.o.order[0] != h {
-		t.Errorf("admitRepair's order %v does not start with h (%d)", got.o.order, h)
+		t.Errorf("the repair's order %v does not start with h (%d)", got.o.order, h)
 	}
-	// One schedule for the on-time set and one per try: h with 4, 3, 2, 1
-	// and none of the others, then a pass that finds nothing more.
-	if used < 6 || used > repairEvaluations {
-		t.Errorf("admitRepair spent %d evaluations", used)
+	if used < least || used > budget {
+		t.Errorf("the repair spent %d evaluations, want %d to %d", used, least, budget)
 	}
 }
 
@@ -690,19 +699,10 @@ func TestLevelRepairMovesSeveralBack(t *testing.T) {
 				t.Fatalf("the deadline order scores %v, want 1 (h past its first step)", s0.value)
 			}
 			got, used := ev.levelRepair(scoredOrder{ordering{"edd", start}, s0}, identity(n), levelRepairEvaluations)
-			if cmpTol(got.s.value, 0.4) != 0 || got.o.scheme != "edd+repair" {
-				t.Errorf("levelRepair: %s %v, want edd+repair 0.4", got.o.scheme, got.s.value)
-			}
-			h := slices.IndexFunc(in.jobs, func(j Job) bool { return j.ID == "h" })
-			if got.o.order[0] != h {
-				t.Errorf("levelRepair's order %v does not start with h (%d)", got.o.order, h)
-			}
 			// Two schedules for the targets, one per try (h with 4, 3,
 			// 2, 1 and none of the others ahead), then a pass that finds
 			// nothing more.
-			if used < 7 || used > levelRepairEvaluations {
-				t.Errorf("levelRepair spent %d evaluations", used)
-			}
+			checkRepairedFirst(t, in, got, "edd+repair", used, 7, levelRepairEvaluations)
 		})
 	}
 }

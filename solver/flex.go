@@ -1550,6 +1550,14 @@ func (ev *evaluator) sacrificeOrders() []ordering {
 	return out
 }
 
+// jitDue is job k's place in the tardy keys' jit order (dueSearch) and
+// admitRepair's: its reachable deadline plus its work over the cluster's
+// slots, so that a big job goes just in time behind small ones due a
+// little after it.
+func (in *instance) jitDue(k int) float64 {
+	return in.reachableDue(k) + in.work[k]/float64(in.slots)
+}
+
 // reachableDue is job k's deadline; an SLA job is due at its first step it
 // can still meet (alone, at full speed): a step already out of reach orders
 // nothing.

@@ -1131,8 +1131,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// then): weighted tardy jobs 0.041 -> 0.032 alone. Without the
 		// deadline key below 150 jobs one committed instance at J = 50
 		// (second setting, instance 1) went to 1.100.
-		jit := func(k int) float64 { return deadline(k) + in.work[k]/float64(in.slots) }
-		keys = []dueKey{{"split_jit", jit, nil}, {"split_fluid", jit, in.lawlerMoore(deadline)}}
+		keys = []dueKey{{"split_jit", in.jitDue, nil}, {"split_fluid", in.jitDue, in.lawlerMoore(deadline)}}
 		if n < budgetBoundJobs {
 			keys = append(keys, dueKey{"split_edd", deadline, nil})
 		}
@@ -1385,7 +1384,6 @@ const admitEvaluations = 150
 func (ev *evaluator) admitRepair(from scoredOrder, back []int, budget int) (scoredOrder, int) {
 	in := ev.in
 	n := len(in.jobs)
-	jit := func(k int) float64 { return in.reachableDue(k) + in.work[k]/float64(in.slots) }
 	best, spent := from, 0
 	front := ev.onTimeSet(from.o.order)
 	spent++
@@ -1401,15 +1399,14 @@ func (ev *evaluator) admitRepair(from scoredOrder, back []int, budget int) (scor
 				continue
 			}
 			// The best order with l before the first front job due
-			// after it, deadlines plus work / S (jit, as the keys'
-			// order has it: a big job just in time behind small ones).
+			// after it in the keys' jit order (jitDue).
 			due = due[:0]
 			placed := false
 			for _, k := range best.o.order {
 				if k == l {
 					continue
 				}
-				if !placed && front[k] && jit(k) > jit(l) {
+				if !placed && front[k] && in.jitDue(k) > in.jitDue(l) {
 					due = append(due, l)
 					placed = true
 				}
