@@ -41,8 +41,13 @@ const referenceRandomStarts = 2
 
 // referenceReach is how far from an accepted move, and around a kick's
 // cuts, the reference's iterated search looks again; its kicks span
-// 8 * referenceReach positions.
-const referenceReach = 8
+// referenceKickReaches * referenceReach positions (64): the span its
+// committed sets were searched with, whatever FLEX's own walks use
+// (evaluator.kickSpan).
+const (
+	referenceReach       = 8
+	referenceKickReaches = 8
+)
 
 func bestKnown(p Problem, evaluations int, seed uint64) (float64, error) {
 	var flexOrders [][]int
@@ -103,7 +108,7 @@ func bestKnown(p Problem, evaluations int, seed uint64) (float64, error) {
 		}
 	}
 	if left := evaluations - spent; left > 0 {
-		best = ev.iterate(best, left, n, referenceReach, rng)
+		best = ev.iterate(best, left, n, referenceReach, referenceKickReaches, rng)
 	}
 	return best.s.value, nil
 }

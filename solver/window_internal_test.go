@@ -88,7 +88,7 @@ func TestIterateWalks(t *testing.T) {
 		want := best
 		for x := range walks {
 			e := newEvaluator(in)
-			alone[x] = e.iterate(best, budget, searchWindow, searchWindow, rand.New(rand.NewPCG(uint64(len(start)), 0x6b1c+uint64(x))))
+			alone[x] = e.iterate(best, budget, searchWindow, searchWindow, e.kickSpan(), rand.New(rand.NewPCG(uint64(len(start)), 0x6b1c+uint64(x))))
 			if alone[x].s.less(want.s) {
 				want = alone[x]
 			}
