@@ -74,12 +74,12 @@ done
 # The study's csv: metric,policy,avg,worst,instances,skipped,worst_instance.
 # Averages are weighted by the instances scored (those with a positive
 # reference), worsts are the largest.
+cell() { # metric setting-name
+	awk -F, -v m="$1" '$1 == m { s += $3 * $5; n += $5; if ($4 > w) w = $4 }
+		END { if (n > 0) printf "%.4f / %.3f (%d)", s / n, w, n; else printf "-" }' "$work"/"$2"-*.csv
+}
 printf '%-22s %-26s %s\n' "metric (J = $jobs)" "base case: avg / worst" "second setting: avg / worst"
 IFS=, read -ra ms <<<"$metrics"
 for m in "${ms[@]}"; do
-	cell() {
-		awk -F, -v m="$m" '$1 == m { s += $3 * $5; n += $5; if ($4 > w) w = $4 }
-			END { if (n > 0) printf "%.4f / %.3f (%d)", s / n, w, n; else printf "-" }' "$work"/"$1"-*.csv
-	}
-	printf '%-22s %-26s %s\n' "$m" "$(cell base)" "$(cell second)"
+	printf '%-22s %-26s %s\n' "$m" "$(cell "$m" base)" "$(cell "$m" second)"
 done

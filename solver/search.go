@@ -1460,7 +1460,7 @@ func (ev *evaluator) admitRepair(from scoredOrder, back []int, budget int) (scor
 					}
 					drop, dropV := -1, 0.0
 					for _, k := range cand[:first+1] {
-						if v := repairCost(in, k, rule); k != l && (drop < 0 || v < dropV) {
+						if v := repairCost(in.stake(k), in.work[k], rule); k != l && (drop < 0 || v < dropV) {
 							drop, dropV = k, v
 						}
 					}
@@ -1476,8 +1476,10 @@ func (ev *evaluator) admitRepair(from scoredOrder, back []int, budget int) (scor
 	return best, spent
 }
 
-// repairCost is what giving up front job k costs under admitRepair's rule
-// (0 or 1); the cheapest leaves. Rule 0 is the stake per unit of work
+// repairCost is what giving up a job costs under a repair's rule (0 or 1),
+// from what the job stands to lose (loss) and its work; the cheapest
+// leaves, or, on SLA targets (repairTarget), moves a step later. Rule 0 is
+// the loss per unit of work
 // (Moore-Hodgson's rule, which gives up the longest job, weighted); where
 // a repair by it does not pay, rule 1 is the stake alone. Measured at the
 // default effort, weighted tardy jobs on the unseen seeds 10 to 13 (J =
@@ -1487,11 +1489,11 @@ func (ev *evaluator) admitRepair(from scoredOrder, back []int, budget int) (scor
 // alone 0.0163 (1.0058, worst 1.085), both 0.0097 (1.0006, worst 1.051);
 // seeds 7 to 9, J = 100 and 200, lower with both in 2 cells of 6 and the
 // same in the others.
-func repairCost(in *instance, k, rule int) float64 {
+func repairCost(loss, work float64, rule int) float64 {
 	if rule == 0 {
-		return in.stake(k) / in.work[k]
+		return loss / work
 	}
-	return in.stake(k)
+	return loss
 }
 
 // repairRules is how many rules repairCost has.
@@ -2323,11 +2325,7 @@ func (ev *evaluator) repairTarget(lv *levels, cand []int, k, to, rule, budget in
 			if j == k || lv.level[j] >= lv.none[j] {
 				continue
 			}
-			v := lv.lossLater(j)
-			if rule == 0 {
-				v /= in.work[j]
-			}
-			if later < 0 || v < laterV {
+			if v := repairCost(lv.lossLater(j), in.work[j], rule); later < 0 || v < laterV {
 				later, laterV = j, v
 			}
 		}
