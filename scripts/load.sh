@@ -9,8 +9,11 @@
 # on every exit path.
 #
 # Usage: scripts/load.sh [flexd-load flags]
-#   default flags: --clusters 150 --jobs 200 --duration 20s (FLEX's cadence,
-#   2 epochs/s per cluster: 300 epochs/s). --url is set by the script.
+#   default flags: --clusters 150 --jobs 200 --warmup 10s --duration 20s
+#   (FLEX's cadence, 2 epochs/s per cluster: 300 epochs/s; the first 10 s,
+#   a cold server's, reported on their own line). --url is set by the
+#   script. The CPU figures are per epoch answered over the whole run,
+#   warm-up included.
 #   FLEXD_SERVE_ARGS adds flags to `flexd serve`.
 #   LOAD_PG_OUTAGE=AT:FOR stops PostgreSQL AT seconds into the load for FOR
 #   seconds (flexd spools meanwhile, in the run's temporary directory), then
@@ -28,7 +31,7 @@ die() { log "$*"; exit 1; }
 
 args=("$@")
 if [ ${#args[@]} -eq 0 ]; then
-	args=(--clusters 150 --jobs 200 --duration 20s)
+	args=(--clusters 150 --jobs 200 --warmup 10s --duration 20s)
 fi
 
 pg_log_prefix=load.sh
@@ -97,6 +100,11 @@ pg_cpu() {
 }
 # machine_cpu prints the ticks all CPUs spent busy.
 machine_cpu() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+# answered prints the epochs the load tool saw answered 200, its warm-up's
+# included.
+answered() {
+	awk '/^epochs ok/ { n += $3 } /^warm-up/ { for (i = 1; i < NF; i++) if ($i == "ok") n += $(i + 1) } END { print n + 0 }' "$tmp/report"
+}
 
 log "load: flexd-load --url $url ${args[*]}"
 uptime >&2
@@ -119,7 +127,7 @@ if [ -n "$outage_pid" ]; then
 		sleep 0.1
 	done
 	stored="$("$pg_bin/psql" -h 127.0.0.1 -p "$port_pg" -U postgres -d flexd -Atc 'SELECT count(*) FROM epochs')"
-	answered="$(awk '/^epochs ok/{print $3}' "$tmp/report")"
+	answered="$(answered)"
 	log "after the outage: $answered epochs answered 200, $stored stored in PostgreSQL"
 	# Requests still in flight when the load tool stops may be stored
 	# without being counted: at least every answered one must be there.
@@ -130,7 +138,7 @@ end="$(date +%s.%N)"
 flexd1="$(flexd_cpu)" pg1="$(pg_cpu)" all1="$(machine_cpu)"
 cat "$tmp/report"
 
-ok="$(awk '/^epochs ok/{print $3}' "$tmp/report")"
+ok="$(answered)"
 if [ -n "$ok" ] && [ "$ok" -gt 0 ]; then
 	awk -v ok="$ok" -v hz="$ticks" -v start="$start" -v end="$end" -v ncpu="$(nproc)" \
 		-v flexd=$((flexd1 - flexd0)) -v pg=$((pg1 - pg0)) -v load=$((kids1 - kids0)) -v all=$((all1 - all0)) 'BEGIN {

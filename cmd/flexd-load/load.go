@@ -36,6 +36,7 @@ type Config struct {
 	Clusters      int
 	Jobs          int
 	Duration      time.Duration
+	Warmup        time.Duration
 	MaxEpochs     int64
 	Concurrency   int
 	Interval      time.Duration
@@ -63,6 +64,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("--jobs %d: want at least 1", c.Jobs)
 	case c.Duration <= 0 || c.Duration > maxDuration:
 		return fmt.Errorf("--duration %v: want in (0, %v]", c.Duration, maxDuration)
+	case c.Warmup < 0 || c.Warmup > maxDuration:
+		return fmt.Errorf("--warmup %v: want in [0, %v]", c.Warmup, maxDuration)
 	case c.MaxEpochs < 0:
 		return fmt.Errorf("--max-epochs %d: want >= 0", c.MaxEpochs)
 	case c.Concurrency < 0:
@@ -116,31 +119,50 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 
-	ctx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	ctx, cancel := context.WithTimeout(ctx, cfg.Warmup+cfg.Duration)
 	defer cancel()
+	start := time.Now()
 	l := &loader{
 		cfg: cfg, api: api,
-		sem:    make(chan struct{}, conc),
-		budget: cfg.MaxEpochs,
+		sem:         make(chan struct{}, conc),
+		budget:      cfg.MaxEpochs,
+		measureFrom: start.Add(cfg.Warmup),
 	}
-	rep := &Report{Clusters: len(clusters), ErrorsBy: map[string]int64{}, FirstError: map[string]string{}}
+	rep := newReport(len(clusters))
+	var warm *Report
+	if cfg.Warmup > 0 {
+		warm = newReport(len(clusters))
+	}
 	var (
 		wg sync.WaitGroup
 		mu sync.Mutex
 	)
-	start := time.Now()
 	for i, ct := range clusters {
 		wg.Go(func() {
-			r := l.cluster(ctx, i, ct)
+			r, w := l.cluster(ctx, i, ct)
 			mu.Lock()
 			rep.merge(r)
+			if warm != nil {
+				warm.merge(w)
+			}
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	rep.Elapsed = time.Since(start)
+	end := time.Now()
+	rep.Elapsed = max(0, end.Sub(l.measureFrom))
 	rep.finish()
+	if warm != nil {
+		warm.Elapsed = min(cfg.Warmup, end.Sub(start))
+		warm.finish()
+		rep.Warmup = warm
+	}
 	return rep, nil
+}
+
+// newReport is an empty report of a run with the given clusters.
+func newReport(clusters int) *Report {
+	return &Report{Clusters: clusters, ErrorsBy: map[string]int64{}, FirstError: map[string]string{}}
 }
 
 // checkHealth fails fast when nothing answers at the URL.
@@ -165,6 +187,9 @@ type loader struct {
 	// sent counts epochs claimed against budget (MaxEpochs, 0: none).
 	sent   atomic.Int64
 	budget int64
+	// measureFrom ends the warm-up: a request sent before it counts in
+	// the warm-up's report, not the run's.
+	measureFrom time.Time
 }
 
 // claim reserves one epoch of the --max-epochs budget.
@@ -176,9 +201,10 @@ func (l *loader) claim() bool {
 }
 
 // cluster is one virtual cluster's loop: post the shim's next epoch, apply
-// the decision, wait for the next tick (or not, with --open).
-func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
-	rep := &Report{ErrorsBy: map[string]int64{}, FirstError: map[string]string{}}
+// the decision, wait for the next tick (or not, with --open). It returns
+// what it saw after the warm-up and during it.
+func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) (measured, warmup *Report) {
+	measured, warmup = newReport(0), newReport(0)
 	mapSlots := l.cfg.MapSlots
 	if mapSlots == 0 {
 		mapSlots = l.cfg.Jobs
@@ -206,7 +232,7 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 	for {
 		if !l.cfg.Open {
 			if !sleepUntil(ctx, next) {
-				return rep
+				return measured, warmup
 			}
 			next = next.Add(l.cfg.Interval)
 			if now := time.Now(); next.Before(now) {
@@ -214,7 +240,12 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 			}
 		}
 		if ctx.Err() != nil || !l.claim() {
-			return rep
+			return measured, warmup
+		}
+		// The epoch counts where it is sent: in the warm-up or after.
+		rep := measured
+		if time.Now().Before(l.measureFrom) {
+			rep = warmup
 		}
 		if body == nil {
 			// A fresh buffer each epoch (the transport may still hold the
@@ -223,13 +254,13 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 			b, err := gojson.Marshal(&req)
 			if err != nil {
 				rep.countError("encode", err.Error())
-				return rep
+				return measured, warmup
 			}
 			body = b
 		}
 		status, respBody, lat, err := l.post(ctx, ct.Cluster, ct.Token, body, &answer)
 		if ctx.Err() != nil && err != nil {
-			return rep // the run ended mid-request: not the server's fault
+			return measured, warmup // the run ended mid-request: not the server's fault
 		}
 		rep.Sent++
 		rep.latencies = append(rep.latencies, lat)
@@ -243,16 +274,16 @@ func (l *loader) cluster(ctx context.Context, i int, ct ClusterToken) *Report {
 			if status == http.StatusTooManyRequests || status >= 500 {
 				continue // transient: retry the same epoch
 			}
-			return rep // 4xx: this cluster's sequence is broken
+			return measured, warmup // 4xx: this cluster's sequence is broken
 		}
 		dec, err := readDecision(respBody)
 		if err != nil {
 			rep.countError("decode", err.Error())
-			return rep
+			return measured, warmup
 		}
 		if err := sh.Apply(httpapi.EpochResponse{Cluster: dec.Cluster, Epoch: dec.Epoch, Allocations: dec.Allocations}); err != nil {
 			rep.countError("decision", err.Error())
-			return rep
+			return measured, warmup
 		}
 		rep.OK++
 		rep.BytesReceived += int64(len(respBody))
@@ -337,6 +368,9 @@ type Report struct {
 	latencies     []time.Duration
 	// P50 .. Max are over every answered request, errors included.
 	P50, P90, P99, Max, Mean time.Duration
+	// Warmup is what the requests sent during --warmup saw, left out of
+	// everything above (nil without a warm-up).
+	Warmup *Report
 }
 
 // countError counts an error of kind, keeping detail if it is the first.
@@ -421,6 +455,13 @@ func (r *Report) Print(w io.Writer) {
 		ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max), ms(r.Mean))
 	if r.Sent > 0 {
 		fmt.Fprintf(w, "bytes/epoch     request %d  response %d\n", r.BytesSent/r.Sent, r.BytesReceived/max(r.OK, 1))
+	}
+	if wu := r.Warmup; wu != nil {
+		// One line, left out of the figures above: a server's first
+		// seconds (connections opened, memory first touched) are not its
+		// steady state.
+		fmt.Fprintf(w, "warm-up         %.2fs  epochs ok %d  errors %d  p50 %.2f  p99 %.2f  max %.2f\n",
+			wu.Elapsed.Seconds(), wu.OK, wu.Errors(), ms(wu.P50), ms(wu.P99), ms(wu.Max))
 	}
 }
 

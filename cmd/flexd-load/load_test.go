@@ -43,17 +43,26 @@ func TestRun(t *testing.T) {
 		args     []string
 		wantCode int
 		wantOut  []string
+		// notOut must not appear in the output.
+		notOut []string
 	}{
 		{"ok, open", []string{"--url", good.URL, "--clusters", "3", "--jobs", "20", "--max-epochs", "30", "--open", "--duration", "1m"},
-			0, []string{"epochs ok       30", "errors          0"}},
+			0, []string{"epochs ok       30", "errors          0"}, nil},
 		{"ok, cadence", []string{"--url", good.URL, "--clusters", "4", "--jobs", "5", "--max-epochs", "8", "--interval", "10ms", "--duration", "1m"},
-			0, []string{"epochs ok       8"}},
+			0, []string{"epochs ok       8"}, nil},
 		{"conflicts fail the run", []string{"--url", conflict.URL, "--clusters", "2", "--jobs", "5", "--open", "--duration", "1m"},
-			1, []string{"errors          2  409:2"}},
+			1, []string{"errors          2  409:2"}, nil},
 		{"allowed errors", []string{"--url", conflict.URL, "--clusters", "2", "--jobs", "5", "--open", "--duration", "1m", "--allow-errors"},
-			0, []string{"409:2"}},
-		{"unbounded duration refused", []string{"--url", good.URL, "--duration", "0s"}, 2, nil},
-		{"nothing listening", []string{"--url", "http://127.0.0.1:1", "--duration", "1s"}, 2, nil},
+			0, []string{"409:2"}, nil},
+		// The run ends on count long before the warm-up does: every epoch
+		// is the warm-up's, none the measured window's.
+		{"warm-up counted apart", []string{"--url", good.URL, "--clusters", "2", "--jobs", "5", "--max-epochs", "6", "--open", "--warmup", "1m", "--duration", "1m"},
+			0, []string{"epochs ok       0", "epochs sent     0", "warm-up         ", "epochs ok 6  errors 0"}, nil},
+		{"no warm-up line without one", []string{"--url", good.URL, "--clusters", "1", "--jobs", "5", "--max-epochs", "2", "--open", "--duration", "1m"},
+			0, []string{"epochs ok       2"}, []string{"warm-up"}},
+		{"negative warm-up refused", []string{"--url", good.URL, "--warmup", "-1s"}, 2, nil, nil},
+		{"unbounded duration refused", []string{"--url", good.URL, "--duration", "0s"}, 2, nil, nil},
+		{"nothing listening", []string{"--url", "http://127.0.0.1:1", "--duration", "1s"}, 2, nil, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,6 +74,11 @@ func TestRun(t *testing.T) {
 			for _, w := range c.wantOut {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+			for _, w := range c.notOut {
+				if strings.Contains(out.String(), w) {
+					t.Errorf("output has %q:\n%s", w, out.String())
 				}
 			}
 		})

@@ -4,7 +4,10 @@
 // fixed time or number of epochs. At the end it prints the epochs sent,
 // errors by status, the achieved epochs per second and the latency
 // distribution, and exits non-zero on any non-2xx answer unless
-// --allow-errors.
+// --allow-errors. With --warmup it first sends for that long and reports
+// those epochs on a line of their own, out of every other figure: a fresh
+// server's first seconds (connections opened, memory touched for the first
+// time) are not what it does afterwards.
 //
 //	go run ./cmd/flexd-load --url http://127.0.0.1:8080 --clusters 150 --jobs 200 --duration 20s --open
 package main
@@ -72,7 +75,8 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.URL, "url", "http://127.0.0.1:8080", "flexd base URL")
 	fs.IntVar(&cfg.Clusters, "clusters", 150, "virtual clusters, each posting its own epochs")
 	fs.IntVar(&cfg.Jobs, "jobs", 200, "jobs per cluster, kept constant (finished jobs are replaced); both phases carry jobs")
-	fs.DurationVar(&cfg.Duration, "duration", 20*time.Second, "how long to send (bounded: at most 1h)")
+	fs.DurationVar(&cfg.Duration, "duration", 20*time.Second, "how long to send and measure, after the warm-up (bounded: at most 1h)")
+	fs.DurationVar(&cfg.Warmup, "warmup", 0, "send this long first, reported on a line of its own and left out of every other figure (a fresh server's first seconds are not its steady state)")
 	fs.Int64Var(&cfg.MaxEpochs, "max-epochs", 0, "stop after this many epochs in all (0: only --duration bounds the run)")
 	fs.IntVar(&cfg.Concurrency, "concurrency", 0, "requests in flight at most (0: one per cluster)")
 	fs.DurationVar(&cfg.Interval, "interval", 500*time.Millisecond, "time between a cluster's epochs (FLEX's cadence); also the epoch_length sent")
