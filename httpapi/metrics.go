@@ -23,6 +23,9 @@ type metrics struct {
 	// bytes reserved against Config.InFlightBytes.
 	inFlight      prometheus.Gauge
 	inFlightBytes prometheus.Gauge
+	// waiting counts the requests waiting for a deciding slot
+	// (Config.MaxDeciding).
+	waiting prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -56,8 +59,12 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "flexd_http_body_bytes_in_flight",
 			Help: "Request body bytes reserved against --max-in-flight-bytes (a request without a declared length reserves the whole body limit).",
 		}),
+		waiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "flexd_http_requests_waiting",
+			Help: "Requests that decide (solve, epochs, slot-config plans) waiting for one of the --max-deciding slots.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.requestSeconds, m.solveSeconds, m.epochJobs, m.storeSeconds, m.inFlight, m.inFlightBytes} {
+	for _, c := range []prometheus.Collector{m.requestSeconds, m.solveSeconds, m.epochJobs, m.storeSeconds, m.inFlight, m.inFlightBytes, m.waiting} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("httpapi: registering metrics: %w", err)
 		}

@@ -179,5 +179,30 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 	})
 }
 
+// admit lets a request that decides run once one of the Config.MaxDeciding
+// slots is free; until then it waits, in the order requests came
+// (semaphore.Weighted is first come, first served), and gives up when its
+// context ends: its timeout (504) or its client gone (499). It runs after
+// limitBody, so a waiting request keeps its body bytes reserved and the
+// in-flight bound also bounds the queue.
+func (s *Server) admit(next http.Handler) http.Handler {
+	if s.deciding == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.deciding.TryAcquire(1) {
+			s.metrics.waiting.Inc()
+			err := s.deciding.Acquire(r.Context(), 1)
+			s.metrics.waiting.Dec()
+			if err != nil {
+				s.problem(w, r, fmt.Errorf("waiting for a deciding slot: %w", err))
+				return
+			}
+		}
+		defer s.deciding.Release(1)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // errBusy refuses a request while too many body bytes are in flight.
 var errBusy = &apiError{status: http.StatusServiceUnavailable, detail: "too many large requests in flight; retry shortly"}

@@ -98,6 +98,7 @@ func TestExitCodes(t *testing.T) {
 		{"help of an unknown topic", []string{"help", "plann"}, "usage", "plan"},
 		{"help of an unknown nested topic", []string{"help", "plan", "slotconfig"}, "usage", "slot-config"},
 		{"unknown flag", []string{"serve", "--adr", "127.0.0.1:0"}, "usage", "--adr"},
+		{"negative --max-deciding", []string{"serve", "--max-deciding", "-1"}, "usage", "--max-deciding"},
 		{"unknown global flag", []string{"--verbose", "version"}, "usage", "--verbose"},
 		{"bad flag value", []string{"simulate", "run", "--jobs", "many"}, "usage", "--jobs"},
 		{"bad --log-level", []string{"--log-level", "loud", "version"}, "usage", "--log-level"},

@@ -57,6 +57,8 @@ type serveFlags struct {
 	inFlightBytes, memoryLimit int64
 	// maxConns caps open client connections (0: from the open-files limit).
 	maxConns int
+	// maxDeciding bounds the requests that decide at once (0: no bound).
+	maxDeciding int
 	// onListen, when set, is told the bound address once the server
 	// accepts connections; tests use it instead of polling.
 	onListen func(net.Addr)
@@ -105,6 +107,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&f.spoolDir, "spool-dir", defaultSpoolDir(), "with --database-url: directory of the local spool that keeps answered epochs while PostgreSQL is away (created 0700)")
 	fl.Int64Var(&f.spoolMaxBytes, "spool-max-bytes", DefaultSpoolMaxBytes, "with --database-url: bound of the spool in bytes, beyond which epochs are refused with 503; 0 turns the spool off (epochs then fail while the database is away)")
 	fl.IntVar(&f.maxConns, "max-conns", 0, "client connections held open at most; at the cap a new one closes the longest idle (0: the open-files limit less 128)")
+	fl.IntVar(&f.maxDeciding, "max-deciding", httpapi.DefaultMaxDeciding(), "requests that decide (solve, epochs, slot-config plans) at once; the others wait their turn, within --request-timeout (0: no bound; the default is 4 per CPU)")
 	fl.Int64Var(&f.inFlightBytes, "max-in-flight-bytes", 0, "request bodies handled at once, bytes, beyond which requests get 503 (0: twice --body-limit)")
 	fl.Int64Var(&f.memoryLimit, "memory-limit", DefaultMemoryLimit, "soft memory limit of the Go runtime, bytes (GOMEMLIMIT wins when set; 0: none)")
 	fl.Int32Var(&f.dbMaxConns, "db-max-conns", DefaultDBMaxConns, "PostgreSQL connections at most; 0 leaves it to pgx (a pool_max_conns in --database-url wins)")
@@ -121,8 +124,8 @@ func runServe(ctx context.Context, f serveFlags) error {
 		return usageError{fmt.Errorf("--rate-burst %d: want >= 0", f.rateBurst)}
 	case f.dbMaxConns < 0:
 		return usageError{fmt.Errorf("--db-max-conns %d: want >= 0", f.dbMaxConns)}
-	case f.inFlightBytes < 0, f.memoryLimit < 0, f.maxConns < 0:
-		return usageError{errors.New("--max-in-flight-bytes, --memory-limit and --max-conns must be >= 0")}
+	case f.inFlightBytes < 0, f.memoryLimit < 0, f.maxConns < 0, f.maxDeciding < 0:
+		return usageError{errors.New("--max-in-flight-bytes, --memory-limit, --max-conns and --max-deciding must be >= 0")}
 	case f.spoolMaxBytes < 0:
 		return usageError{fmt.Errorf("--spool-max-bytes %d: want >= 0", f.spoolMaxBytes)}
 	case f.spoolMaxBytes > 0 && f.databaseURL != "" && f.spoolDir == "":
@@ -158,6 +161,7 @@ func runServe(ctx context.Context, f serveFlags) error {
 		RateLimit:      f.rateLimit,
 		RateBurst:      f.rateBurst,
 		InFlightBytes:  f.inFlightBytes,
+		MaxDeciding:    f.maxDeciding,
 		TokenCacheTTL:  f.tokenCacheTTL,
 		// Beyond loopback a token is always needed: the check at start is
 		// not enough, tokens can be deleted while flexd runs.
@@ -165,6 +169,9 @@ func runServe(ctx context.Context, f serveFlags) error {
 	}
 	if f.rateLimit == 0 {
 		cfg.RateLimit = -1 // the flag's 0 means off; Config's 0 means default
+	}
+	if f.maxDeciding == 0 {
+		cfg.MaxDeciding = -1 // likewise
 	}
 	if f.tokenCacheTTL == 0 {
 		cfg.TokenCacheTTL = -1 // likewise
