@@ -28,8 +28,9 @@ func startSolve(ctx context.Context, e *env, g *gateReader) (rec *httptest.Respo
 	return rec, done
 }
 
-func newGate(body string) *gateReader {
-	return &gateReader{started: make(chan struct{}), release: make(chan struct{}), r: strings.NewReader(body)}
+// newGate is a solveBody that waits, once first read, until released.
+func newGate() *gateReader {
+	return &gateReader{started: make(chan struct{}), release: make(chan struct{}), r: strings.NewReader(solveBody)}
 }
 
 // awaitMetric waits until /metrics has the line want: the state a request
@@ -52,11 +53,11 @@ func awaitMetric(t *testing.T, e *env, want string) {
 // slot; requests that do not decide are not held.
 func TestMaxDecidingQueues(t *testing.T) {
 	e := newEnv(t, func(c *httpapi.Config) { c.MaxDeciding = 1 })
-	gA := newGate(solveBody)
+	gA := newGate()
 	recA, doneA := startSolve(context.Background(), e, gA)
 	<-gA.started // A holds the only slot, reading its body.
 
-	gB := newGate(solveBody)
+	gB := newGate()
 	recB, doneB := startSolve(context.Background(), e, gB)
 	awaitMetric(t, e, "flexd_http_requests_waiting 1")
 	select {
@@ -66,7 +67,7 @@ func TestMaxDecidingQueues(t *testing.T) {
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
-	recC, doneC := startSolve(ctx, e, newGate(solveBody))
+	recC, doneC := startSolve(ctx, e, newGate())
 	awaitMetric(t, e, "flexd_http_requests_waiting 2")
 	cancel()
 	<-doneC
@@ -98,7 +99,7 @@ func TestMaxDecidingQueues(t *testing.T) {
 // request timeout ends gets 504, as any request out of time does.
 func TestMaxDecidingTimeout(t *testing.T) {
 	e := newEnv(t, func(c *httpapi.Config) { c.MaxDeciding, c.RequestTimeout = 1, 50*time.Millisecond })
-	gA := newGate(solveBody)
+	gA := newGate()
 	// The first solve's own timeout runs out while its body is held: what
 	// it answers then is not this test's business.
 	_, doneA := startSolve(context.Background(), e, gA)
