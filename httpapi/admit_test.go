@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flexd/flexd/httpapi"
+	"github.com/flexd/flexd/store"
 )
 
 // startSolve posts solveBody through g (read only once the request is let
@@ -111,5 +112,67 @@ func TestMaxDecidingTimeout(t *testing.T) {
 	<-doneA
 	if res := e.post("/v1/clusters/c1/epochs", "", epochBody); res.status != http.StatusOK {
 		t.Errorf("epoch once the slot is free: %d, want 200", res.status)
+	}
+}
+
+// gatedSaveStore holds SaveEpoch, once started is closed, until release
+// is; it says it spools (httpapi.DegradedReporter) when degraded.
+type gatedSaveStore struct {
+	httpapi.Store
+	started, release chan struct{}
+	degraded         bool
+}
+
+func (g gatedSaveStore) Degraded() bool { return g.degraded }
+
+func (g gatedSaveStore) SaveEpoch(ctx context.Context, rec store.Record, prev int64) (store.Record, bool, error) {
+	close(g.started)
+	<-g.release
+	return g.Store.SaveEpoch(ctx, rec, prev)
+}
+
+// TestSpoolingLeavesTheSlot: while the store spools, an epoch whose save
+// waits (on the spool's fsync) has given its deciding slot back: with one
+// slot, a solve is decided meanwhile instead of waiting for the save.
+func TestSpoolingLeavesTheSlot(t *testing.T) {
+	g := gatedSaveStore{started: make(chan struct{}), release: make(chan struct{}), degraded: true}
+	e := newEnv(t, func(c *httpapi.Config) {
+		g.Store = c.Store
+		// Were the slot held through the save, the solve would wait
+		// until its timeout: 504, not a hang.
+		c.Store, c.MaxDeciding, c.RequestTimeout = g, 1, 2*time.Second
+	})
+	done := make(chan response)
+	go func() { done <- e.post("/v1/clusters/c1/epochs", "", epochBody) }()
+	<-g.started
+	if res := e.post("/v1/solve", "", solveBody); res.status != http.StatusOK {
+		t.Errorf("solve while an epoch's save waits: %d, want 200", res.status)
+	}
+	close(g.release)
+	if res := <-done; res.status != http.StatusOK {
+		t.Errorf("the epoch once saved: %d, want 200", res.status)
+	}
+}
+
+// TestSavingHoldsTheSlot: with the database there, an epoch keeps its
+// deciding slot through its save: a solve waits for it.
+func TestSavingHoldsTheSlot(t *testing.T) {
+	g := gatedSaveStore{started: make(chan struct{}), release: make(chan struct{})}
+	e := newEnv(t, func(c *httpapi.Config) {
+		g.Store = c.Store
+		c.Store, c.MaxDeciding = g, 1
+	})
+	epoch := make(chan response)
+	go func() { epoch <- e.post("/v1/clusters/c1/epochs", "", epochBody) }()
+	<-g.started
+	solve := make(chan response)
+	go func() { solve <- e.post("/v1/solve", "", solveBody) }()
+	awaitMetric(t, e, "flexd_http_requests_waiting 1")
+	close(g.release)
+	if res := <-epoch; res.status != http.StatusOK {
+		t.Errorf("the epoch once saved: %d, want 200", res.status)
+	}
+	if res := <-solve; res.status != http.StatusOK {
+		t.Errorf("the solve after the epoch: %d, want 200", res.status)
 	}
 }

@@ -468,6 +468,22 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 			RequestHash: hash, Request: canonical, Decision: decision,
 			State: state, Allocations: storeAllocations(resp), CreatedAt: s.cfg.Now().UTC(),
 		}
+		// While the store spools, a save waits its turn for the spool's
+		// fsync (serialized, 0.4 ms each on the 2-core VM): the deciding
+		// slot goes to the next request meanwhile. With the database
+		// there the slot is held to the end, which keeps the saves that
+		// run at once few: scripts/load.sh, the slot held to the end and
+		// given back before every save in turn, four pairs, p99 109 / 291,
+		// 55 / 77, 149 / 227 and 432 / 70 ms (the last pair's first run
+		// in a slow spell), the warm-up's 586 / 975, 504 / 646, 689 /
+		// 1,137 and 868 / 776 ms; through a 5-second outage and the drain
+		// after it (LOAD_PG_OUTAGE=15:5) 191-264 epochs/s held against
+		// 252-265 given back (docs/request-cost.md).
+		// (A retry after a stale state then decides without a slot:
+		// another replica saved in between, which is rare.)
+		if s.spooling() {
+			leaveDeciding(r)
+		}
 		stored, replay, err := s.store.SaveEpoch(ctx, rec, prevEpoch)
 		switch {
 		case err == nil && replay:

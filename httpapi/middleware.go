@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"sync"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -184,7 +185,8 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 // (semaphore.Weighted is first come, first served), and gives up when its
 // context ends: its timeout (504) or its client gone (499). It runs after
 // limitBody, so a waiting request keeps its body bytes reserved and the
-// in-flight bound also bounds the queue.
+// in-flight bound also bounds the queue. The slot is given back when the
+// handler returns, or earlier by leaveDeciding.
 func (s *Server) admit(next http.Handler) http.Handler {
 	if s.deciding == nil {
 		return next
@@ -199,9 +201,24 @@ func (s *Server) admit(next http.Handler) http.Handler {
 				return
 			}
 		}
-		defer s.deciding.Release(1)
-		next.ServeHTTP(w, r)
+		var once sync.Once
+		release := func() { once.Do(func() { s.deciding.Release(1) }) }
+		defer release()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), decidingKey{}, release)))
 	})
+}
+
+// decidingKey is the context key of the function that gives back a
+// request's deciding slot (admit).
+type decidingKey struct{}
+
+// leaveDeciding gives back r's deciding slot, if it holds one, before the
+// end of the request (see postEpoch: an epoch's save while the store
+// spools).
+func leaveDeciding(r *http.Request) {
+	if release, ok := r.Context().Value(decidingKey{}).(func()); ok {
+		release()
+	}
 }
 
 // errBusy refuses a request while too many body bytes are in flight.

@@ -59,10 +59,8 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	h := Health{Status: "ready", Checks: map[string]string{}}
-	// DegradedReporter is asked of the configured store, not of the
-	// instrumented wrapper, which hides it.
 	degraded := false
-	if d, ok := s.cfg.Store.(DegradedReporter); ok && d.Degraded() {
+	if s.spooling() {
 		degraded = true
 		h.Checks["spool"] = "degraded: history is being spooled locally"
 		if sr, ok := s.cfg.Store.(SpoolReporter); ok {

@@ -63,6 +63,14 @@ type DegradedReporter interface {
 	Degraded() bool
 }
 
+// spooling reports whether the store spools records locally now (a
+// DegradedReporter saying so). It asks the configured store, not the
+// instrumented wrapper, which hides the interface.
+func (s *Server) spooling() bool {
+	d, ok := s.cfg.Store.(DegradedReporter)
+	return ok && d.Degraded()
+}
+
 // SpoolReporter is implemented by spooling stores that can say how much
 // waits for the database: /readyz shows it beside "degraded".
 type SpoolReporter interface {
