@@ -478,7 +478,7 @@ func (s *Server) postEpoch(w http.ResponseWriter, r *http.Request) {
 		// in a slow spell), the warm-up's 586 / 975, 504 / 646, 689 /
 		// 1,137 and 868 / 776 ms; through a 5-second outage and the drain
 		// after it (LOAD_PG_OUTAGE=15:5) 191-264 epochs/s held against
-		// 252-265 given back (docs/request-cost.md).
+		// 243-265 given back (docs/request-cost.md).
 		// (A retry after a stale state then decides without a slot:
 		// another replica saved in between, which is rare.)
 		if s.spooling() {
