@@ -15,7 +15,9 @@
 #   script. The CPU figures are per epoch answered over the whole run,
 #   warm-up included.
 #   FLEXD_SERVE_ARGS adds flags to `flexd serve`.
-#   LOAD_PG_OUTAGE=AT:FOR stops PostgreSQL AT seconds into the load for FOR
+#   Flags given replace the defaults, the warm-up included.
+#   LOAD_PG_OUTAGE=AT:FOR stops PostgreSQL AT seconds into the load (its
+#   warm-up included: past 10 to fall in the measured window) for FOR
 #   seconds (flexd spools meanwhile, in the run's temporary directory), then
 #   checks that every epoch the load tool saw answered 200 is in PostgreSQL
 #   once the spool has drained. The CPU figures then count the first
