@@ -29,11 +29,6 @@ func startSolve(ctx context.Context, e *env, g *gateReader) (rec *httptest.Respo
 	return rec, done
 }
 
-// newGate is a solveBody that waits, once first read, until released.
-func newGate() *gateReader {
-	return &gateReader{started: make(chan struct{}), release: make(chan struct{}), r: strings.NewReader(solveBody)}
-}
-
 // awaitMetric waits until /metrics has the line want: the state a request
 // in another goroutine is known to reach (the clock only bounds the wait).
 func awaitMetric(t *testing.T, e *env, want string) {

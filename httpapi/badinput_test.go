@@ -225,6 +225,11 @@ type gateReader struct {
 	r                io.Reader
 }
 
+// newGate is a solveBody that waits, once first read, until released.
+func newGate() *gateReader {
+	return &gateReader{started: make(chan struct{}), release: make(chan struct{}), r: strings.NewReader(solveBody)}
+}
+
 func (g *gateReader) Read(p []byte) (int, error) {
 	if !g.once {
 		g.once = true
@@ -240,7 +245,7 @@ func (g *gateReader) Read(p []byte) (int, error) {
 // the first is done, requests run again (issue 16, item 3).
 func TestInFlightBytesBound(t *testing.T) {
 	e := newEnv(t, func(c *httpapi.Config) { c.BodyLimit, c.InFlightBytes = 1<<20, 1<<20 })
-	g := &gateReader{started: make(chan struct{}), release: make(chan struct{}), r: strings.NewReader(solveBody)}
+	g := newGate()
 	reqA := httptest.NewRequest(http.MethodPost, "/v1/solve", g)
 	reqA.ContentLength = -1
 	reqA.Header.Set("Content-Type", "application/json")
