@@ -62,6 +62,11 @@ type StudyConfig struct {
 	// Policies are the solver policies compared with OPT, by name
 	// (default flex, fair, fifo).
 	Policies []string
+	// Effort is the Options.Effort the compared policies solve with
+	// (solver.Options.Effort: 0 the default search, solver.FastestEffort
+	// none, n times the default); fair and fifo do not search, and the
+	// reference (Oracle, Indexed) is not affected.
+	Effort int
 	// Workers is the number of instances solved at once (default
 	// GOMAXPROCS). It changes only the speed, never the numbers.
 	Workers int
@@ -255,6 +260,7 @@ func solveInstance(cfg StudyConfig, index int, p solver.Problem) outcome {
 		for x, m := range cfg.Metrics {
 			q := p
 			q.Metric = m
+			q.Options.Effort = cfg.Effort
 			r, err := s.Solve(q)
 			if err != nil {
 				return outcome{err: fmt.Errorf("policy %s, metric %s: %w", name, m, err)}

@@ -303,3 +303,42 @@ func TestWriteRows(t *testing.T) {
 		t.Error("format xml: no error")
 	}
 }
+
+// effortEcho scores a problem at fakeOpt times 2 plus the search effort it
+// was given, so a study shows which effort reached the policy.
+type effortEcho struct{}
+
+func (effortEcho) Name() string { return "echo" }
+
+func (effortEcho) Solve(p solver.Problem) (solver.Result, error) {
+	return solver.Result{Value: fakeOpt(p, p.Metric) * float64(2+p.Options.Effort)}, nil
+}
+
+// TestRunStudyEffort: the compared policies solve with the study's effort
+// (the default, none, or n times the default), and the reference does not:
+// its oracle sees the problem as generated.
+func TestRunStudyEffort(t *testing.T) {
+	for _, effort := range []int{0, solver.FastestEffort, 3} {
+		cfg := StudyConfig{
+			Workload:  DefaultWorkload(),
+			Instances: 4,
+			Metrics:   []penalty.Metric{penalty.AvgResponseTime},
+			Policies:  []string{"echo"},
+			Effort:    effort,
+			Oracle: func(p solver.Problem, ms []penalty.Metric) ([]float64, error) {
+				if p.Options.Effort != 0 {
+					t.Errorf("effort %d: the oracle saw effort %d", effort, p.Options.Effort)
+				}
+				return fakeOracle(p, ms)
+			},
+			byName: func(name string) (solver.Solver, bool) { return effortEcho{}, name == "echo" },
+		}
+		rows, err := RunStudy(cfg, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := float64(2 + effort); len(rows) != 1 || math.Abs(rows[0].Avg-want) > 1e-12 {
+			t.Errorf("effort %d: rows %+v, want one with average ratio %v", effort, rows, want)
+		}
+	}
+}

@@ -57,21 +57,45 @@ func BenchmarkSolve(b *testing.B) {
 		})
 	}
 	for _, jobs := range []int{20, 50, 100, 200} {
-		benchAtScale(b, jobs)
+		benchAtScale(b, jobs, 0, "", nil)
 	}
 }
 
-// benchAtScale measures FLEX at default effort on the FLEX 4.1 base case at
-// J jobs and S = 10 J slots, every metric, over the instances of the
-// committed reference set (sim/testdata/references), and reports, besides
-// the time per solve, the average and worst ratio of FLEX's objective to
-// the best-known reference (ratio, worst_ratio).
-func benchAtScale(b *testing.B, jobs int) {
+// BenchmarkFlexEffort is BenchmarkSolve's search at scale at other
+// efforts: effort 0 (the candidate orders alone, solver.FastestEffort) and
+// 2 (twice the default search), on the five sums of deadline and SLA
+// penalties at J = 100 and 200, with the same ratio and worst_ratio.
+//
+//	go test ./solver -pgo=cmd/flexd/default.pgo -run '^$' -bench 'BenchmarkFlexEffort' -benchtime 10x
+func BenchmarkFlexEffort(b *testing.B) {
+	sums := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness, penalty.TardyJobs, penalty.WeightedTardyJobs, penalty.SLACost}
+	for _, effort := range []int{0, 2} {
+		e, err := solver.EffortOption(&effort)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, jobs := range []int{100, 200} {
+			benchAtScale(b, jobs, e, fmt.Sprintf("/effort=%d", effort), sums)
+		}
+	}
+}
+
+// benchAtScale measures FLEX at the given Options.Effort (0: the default)
+// on the FLEX 4.1 base case at J jobs and S = 10 J slots, on metrics (nil:
+// every metric), over the instances of the committed reference set
+// (sim/testdata/references), and reports, besides the time per solve, the
+// average and worst ratio of FLEX's objective to the best-known reference
+// (ratio, worst_ratio). suffix ends each benchmark's name.
+func benchAtScale(b *testing.B, jobs, effort int, suffix string, metrics []penalty.Metric) {
 	w := sim.Workload{Jobs: jobs, Slots: 10 * jobs, Small: 0.8, Slack: 0.75}
 	path := filepath.Join("..", "sim", "testdata", "references", sim.ReferenceFile(w, 1, 10))
-	for _, info := range penalty.All() {
-		m := info.Name
-		b.Run(fmt.Sprintf("policy=flex/metric=%s/jobs=%d/slots=%d", m, jobs, w.Slots), func(b *testing.B) {
+	if metrics == nil {
+		for _, info := range penalty.All() {
+			metrics = append(metrics, info.Name)
+		}
+	}
+	for _, m := range metrics {
+		b.Run(fmt.Sprintf("policy=flex/metric=%s/jobs=%d/slots=%d%s", m, jobs, w.Slots, suffix), func(b *testing.B) {
 			refs, err := sim.LoadReferenceSet(path, w, 1, 10)
 			if err != nil {
 				b.Fatal(err)
@@ -87,6 +111,7 @@ func benchAtScale(b *testing.B, jobs int) {
 			sum, worst, counted := 0.0, 0.0, 0
 			for i, p := range problems {
 				p.Metric = m
+				p.Options.Effort = effort
 				problems[i] = p
 				ref, ok := refs.Lookup(i, m)
 				if !ok {

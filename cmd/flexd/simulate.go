@@ -55,7 +55,7 @@ type studyFlags struct {
 	quiet                  bool
 	plot                   string
 	reference, refCache    string
-	refEffort              int
+	refEffort, effort      int
 }
 
 func newSimulateStudyCmd() *cobra.Command {
@@ -85,6 +85,7 @@ func newSimulateStudyCmd() *cobra.Command {
 	fl.IntVar(&f.jobs, "jobs", def.Jobs, "jobs per instance, J (OPT is exhaustive: at most 10; past that --reference search)")
 	fl.StringVar(&f.reference, "reference", "opt", "what ratios divide by: opt (exhaustive, J <= 10) or search (best known order from a long iterated local search, any J)")
 	fl.IntVar(&f.refEffort, "reference-effort", 10, fmt.Sprintf("with --reference search: %d MPS evaluations per instance and metric per unit", sim.ReferenceEvaluationsPerEffort))
+	fl.IntVar(&f.effort, "effort", 1, fmt.Sprintf("search effort of the policies compared (not of the reference): 0 fastest, 1 default, n times the default search, up to %d", solver.MaxEffort))
 	fl.StringVar(&f.refCache, "reference-cache", defaultReferenceCache(), "with --reference search: directory caching references by workload, seed and effort (empty: no cache)")
 	fl.IntVar(&f.slots, "slots", 0, "slots, S (default: 10 per job, the paper's base case)")
 	fl.IntVar(&f.instances, "instances", 100, "instances per study (per sweep value)")
@@ -123,6 +124,10 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	if f.instances < 1 {
 		return usageError{fmt.Errorf("--instances %d: want at least 1", f.instances)}
 	}
+	effort, err := solver.EffortOption(&f.effort)
+	if err != nil {
+		return usageError{fmt.Errorf("--effort: %w", err)}
+	}
 	if f.sweep != "" && f.sweep != "slack" && f.sweep != "small" {
 		return usageError{fmt.Errorf("--sweep %q: want slack or small", f.sweep)}
 	}
@@ -138,6 +143,7 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 		Workload:  sim.Workload{Jobs: f.jobs, Slots: f.slots, Small: f.small, Slack: f.slack},
 		Instances: f.instances,
 		Policies:  f.policies,
+		Effort:    effort,
 	}
 	for _, m := range f.metrics {
 		if m == "all" {
@@ -158,7 +164,6 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 		if f.refCache != "" {
 			refPath = filepath.Join(f.refCache, sim.ReferenceFile(cfg.Workload, f.seed, f.refEffort))
 		}
-		var err error
 		if refs, err = sim.LoadReferenceSet(refPath, cfg.Workload, f.seed, f.refEffort); err != nil {
 			return err
 		}
@@ -179,7 +184,6 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	bar := newLazyBar(cmd.ErrOrStderr(), f.quiet, "instances")
 	cfg.Progress = bar.set
 	var rows []sim.Row
-	var err error
 	if f.sweep == "" {
 		rows, err = sim.RunStudy(cfg, f.seed)
 	} else {

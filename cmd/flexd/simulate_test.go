@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -176,5 +178,46 @@ func TestSimulateRunFromAnyDirectory(t *testing.T) {
 	}
 	if out != "" {
 		t.Errorf("--plot into a missing directory ran anyway:\n%s", out)
+	}
+}
+
+// TestSimulateStudyEffort: --effort sets how long FLEX searches, not the
+// reference: on the same cached references, the candidate orders alone
+// (--effort 0) score worse than the default search on weighted tardiness at
+// J = 30; out of [0, 16] it is a usage error naming the flag.
+func TestSimulateStudyEffort(t *testing.T) {
+	cache := t.TempDir()
+	ratio := func(effort string) float64 {
+		t.Helper()
+		out, err := runFlexd(t, "simulate", "study", "--jobs", "30", "--instances", "2", "--reference", "search",
+			"--reference-effort", "1", "--reference-cache", cache, "--metrics", "weighted_tardiness",
+			"--policies", "flex", "--format", "csv", "--quiet", "--effort", effort)
+		if err != nil {
+			t.Fatalf("--effort %s: %v", effort, err)
+		}
+		rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("--effort %s: csv %q (%v), want a header and one row", effort, out, err)
+		}
+		v, err := strconv.ParseFloat(rows[1][2], 64)
+		if err != nil {
+			t.Fatalf("--effort %s: average %q: %v", effort, rows[1][2], err)
+		}
+		return v
+	}
+	fastest, def := ratio("0"), ratio("1")
+	if !(fastest > def) {
+		t.Errorf("average ratio %v with --effort 0, %v with the default: want the search to do better", fastest, def)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "*.json"))
+	if len(files) != 1 {
+		t.Errorf("cache files %v: want the one reference set both studies share", files)
+	}
+	for _, bad := range []string{"17", "-1"} {
+		_, err := runFlexd(t, "simulate", "study", "--jobs", "30", "--reference", "search", "--quiet", "--effort", bad)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--effort") {
+			t.Errorf("--effort %s: error %v, want a usage error naming --effort", bad, err)
+		}
 	}
 }
