@@ -23,7 +23,7 @@ import (
 // average was 1.33 on avg_tardiness and 1.64 on weighted_tardiness at
 // J = 50; docs/solver-at-scale.md has the current figures. A FLEX answer
 // below its reference means the references are stale (they include FLEX's
-// own answers): docs/solver-at-scale.md says how to make them again.
+// own answers): sim/testdata/references/README.md says how to make them again.
 func TestFlexAtScaleAgainstReferences(t *testing.T) {
 	for _, c := range []struct {
 		jobs, instances      int

@@ -69,7 +69,7 @@ const (
 	// 100 has a third of the time J = 200 has (20 ms against 60). From
 	// there to dueTaperJobs it grows as J^tardinessGrowth (1.8 times at
 	// J = 200). Measured at the default effort: 14 ms at J = 100 and 53
-	// to 54 ms at J = 200 (docs/solver-at-scale.md).
+	// to 54 ms at J = 200 (docs/solver-at-scale-log.md).
 	dueTardinessEvaluations = 2_250
 	// tardinessGrowth is the power of J by which the tardiness budget
 	// grows from dueEvaluationsJobs to dueTaperJobs (2^0.85 = 1.80 at
@@ -85,7 +85,7 @@ const (
 	// budgetBoundJobs jobs, where two searches run at once
 	// (dueSearches): at J = 200 the whole budget took 72 ms against a bar
 	// of 60, 0.7 of it 52 ms, and the two searches at 0.7 are about as good
-	// as one search was at the whole budget (docs/solver-at-scale.md:
+	// as one search was at the whole budget (docs/solver-at-scale-log.md:
 	// summed excess over the best known, five cells at J = 200, 0.204 with
 	// one search, 0.179 with two at the whole budget, 0.203 at 0.75, 0.217
 	// at 0.7). Once SLA cost at scale went without the admission orders
@@ -188,7 +188,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 	// saved: SLA cost's summed excess over the best known on the unseen
 	// seeds 10 to 13 (six cells, J = 50 to 200), four seeds of the
 	// walks' kicks, 0.084 / 0.079 / 0.080 / 0.083 -> 0.075 / 0.074 /
-	// 0.075 / 0.078 (docs/solver-at-scale.md, item 3).
+	// 0.075 / 0.078 (docs/solver-at-scale-log.md, item 3).
 	if ev.step && len(in.jobs) <= maxAdmissionJobs && !(ev.slaOnly && atScale) {
 		for _, o := range ev.admissionOrders() {
 			try(o)
@@ -247,7 +247,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 				// On a maximum past J = 12 the general search's budget
 				// is less than one pass of its neighbourhoods; moves of
 				// the job that attains the maximum converge in a few
-				// hundred schedules (docs/solver-at-scale.md).
+				// hundred schedules (docs/solver-at-scale-log.md).
 				cb := criticalBudget(n) * max(DefaultEffort, p.Options.Effort)
 				o, s, used := ev.criticalSearch(improved.o.order, &improved.s, cb)
 				o, s = ev.iterateCritical(o, s, used, criticalIterated(n)*cb)
@@ -328,7 +328,7 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// flat from dueEvaluationsJobs to dueTaperJobs instead: most of
 		// that search is the two keys' exchanges, on two goroutines, and
 		// at J = 200 it took 23 ms against a bar of 60 with its first
-		// pass unfinished (docs/solver-at-scale.md: 1.41 times the
+		// pass unfinished (docs/solver-at-scale-log.md: 1.41 times the
 		// budget there took the summed excess over the best known of the
 		// 10 cells at J = 200 from 0.273 to 0.211, twice to 0.155).
 		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom)))
@@ -380,7 +380,7 @@ func criticalBudget(n int) int {
 // 0.6% of the best known on average at J = 20 to 200; twice at J = 200
 // left max_weighted_lateness at 1.012. Time: 7 to 14 ms at J = 100, 16 to
 // 24 ms at J = 200, 10 to 14 ms for max_lateness at J = 1,000
-// (docs/solver-at-scale.md).
+// (docs/solver-at-scale-log.md).
 func criticalIterated(n int) int { return min(4, max(2, n/50)) }
 
 // scoredOrder is a candidate order with its MPS score.
@@ -499,7 +499,7 @@ func (ev *evaluator) descend(starts []scoredOrder, best scoredOrder, budget int)
 // machine, the same binary with and without: SLA cost 0.86 and
 // avg_tardiness 0.91 times the time at J = 200, 0.97 at J = 100, with the
 // same answers on SLA cost and tardy jobs and within 0.0004 on
-// tardiness (docs/solver-at-scale.md, time).
+// tardiness (docs/solver-at-scale-log.md, time).
 func (ev *evaluator) descendAtOnce(starts []scoredOrder, best scoredOrder, budget int) (scoredOrder, int) {
 	var res [2]struct {
 		best  scoredOrder
@@ -950,7 +950,7 @@ func (in *instance) earliest(k int) float64 {
 // references of 100,000 evaluations, summed excess over the six cells:
 // weighted tardy jobs 0.090 -> 0.047, tardy jobs 0.015 -> -0.009, SLA
 // cost 0.117 -> 0.112 (mean over three seeds of the level walks' kicks;
-// docs/solver-at-scale.md).
+// docs/solver-at-scale-log.md).
 func (ev *evaluator) pull(k int, c float64) float64 {
 	in := ev.in
 	j := &in.pj[k]

@@ -250,7 +250,7 @@ func (in *incumbent) try(cand []int, p, q int) bool {
 // full in 10 to 40% of the cases. Moves kept were confirmed in full until
 // then (mps.Packer.Resume from the prefix), a quarter of the solve's time;
 // kept on estimates beyond 1e-9, the quality harness found no cell worse
-// (docs/solver-at-scale.md).
+// (docs/solver-at-scale-log.md).
 const estimateTol = 1e-9
 
 // windowSearch is first-improvement insertion local search in which each job
@@ -362,7 +362,7 @@ func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach, 
 // 100 and 200, 1 to 15% of the moves skipped would have lowered the
 // objective. But it skips 30 to 55% of window search's moves at J = 100
 // and 13 to 30% at J = 200, and the budget they took goes to further
-// descents and kicks (docs/solver-at-scale.md has the measurements).
+// descents and kicks (docs/solver-at-scale-log.md has the measurements).
 //
 // Window search skips them in every descent. In the descent over the whole
 // order it did so at first only from budgetBoundJobs jobs: below, that
@@ -399,7 +399,7 @@ func (ev *evaluator) mayGain(order []int, i, k int) bool {
 // best known of the 28 tardiness cells (committed references, J = 20 to
 // 200, both settings, and the unseen seeds 7 to 9 at J = 100 and 200)
 // from 0.252 to 0.040 at the same budget; the guesses' correlation with the
-// estimates was 0.93 (J = 100, avg_tardiness; docs/solver-at-scale.md).
+// estimates was 0.93 (J = 100, avg_tardiness; docs/solver-at-scale-log.md).
 func (ev *evaluator) guessBest(order []int, i, window, jump int, gs *guessSpace) (best int, ok bool) {
 	gs.targets = windowTargets(gs.targets[:0], i, len(order), window, jump)
 	return ev.bestGuess(ev.guessMoves(order, i, gs.targets, skipCold, gs))
@@ -498,7 +498,7 @@ func (ev *evaluator) guessMoves(order []int, i int, targets []int, opts guessOpt
 	// moves forward go to their targets' places, often far, and the
 	// guesses were two thirds of a level walk's budget at J = 100; with
 	// the sweeps cut, a walk makes a fifth more steps with the same
-	// budget (docs/solver-at-scale.md, item 7). Window search's moves
+	// budget (docs/solver-at-scale-log.md, item 7). Window search's moves
 	// stay within 32 positions: there it bought tardiness little (0.0209
 	// -> 0.0198 summed excess on the unseen cells) for 6% more
 	// instructions at J = 200, which is at its time bar.
@@ -720,7 +720,7 @@ const slaDescentShare = 0.1
 // took goes to more passes and kicks: against the committed references the
 // sums of tardiness went from 1.018 to 1.004 (weighted, J = 100) and from
 // 1.029 to 1.021 and 1.057 to 1.053 (J = 200), with the other metrics the
-// same but one (docs/solver-at-scale.md).
+// same but one (docs/solver-at-scale-log.md).
 const maxJump = 32
 
 // markAround sets the look bits of positions lo-reach-1 to hi+reach+1.
@@ -739,7 +739,7 @@ func markAround(look []bool, lo, hi, reach int) {
 // summed excess over the best known of the four tardiness cells was
 // 0.0236 at 0.1, 0.0222 at 0.2, 0.0216 at 0.3 and 0.0213 at 0.5, where
 // the swaps mostly converge; 0.05 was the share when a pass started again
-// after each swap (docs/solver-at-scale.md, item 4).
+// after each swap (docs/solver-at-scale-log.md, item 4).
 const (
 	lateSwapShare = 0.3
 	lateSwapJobs  = 128
@@ -762,7 +762,7 @@ const (
 // jobs of 513 and 477 units, due at 3.7 and 2.8, were 43 positions apart in
 // the wrong order: swapping them, and what that led to, took FLEX's answer
 // from 1.051 to 1.005 of the best known. Measured at the default effort
-// (docs/solver-at-scale.md, item 4): unseen seeds 10 to 13, weighted
+// (docs/solver-at-scale-log.md, item 4): unseen seeds 10 to 13, weighted
 // tardiness, J = 200 base case 1.0105 / 1.051 -> 1.0068 / 1.022; the summed
 // excess of the four cells at J = 100 and 200 0.022 -> 0.017 (three seeds of
 // the walks' kicks: 0.021 / 0.020 / 0.022 -> 0.018 / 0.018 / 0.017);
@@ -944,7 +944,7 @@ func (ev *evaluator) splitSearch(front []bool, due, back []int, budget int) ([]i
 //     long (farJumps): a large job that blocks many may have to move a
 //     hundred positions. At J = 200 the first window descent spends most
 //     of the budget, so a second walk does nothing there
-//     (docs/solver-at-scale.md: weighted_tardiness at J = 200 1.042 ->
+//     (docs/solver-at-scale-log.md: weighted_tardiness at J = 200 1.042 ->
 //     1.034, unseen seeds 7 to 9 1.046 / 1.027 / 1.030 -> 1.026 / 1.017 /
 //     1.016). On 120 instances of unseen seeds 10 to 13 (J = 100 and 200,
 //     both settings), against references of 100,000 evaluations,
@@ -1133,7 +1133,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// from the best order's set stopped at 4.285 (the reference
 		// search at 4.146). Starting every key there did worse.
 		//
-		// Measured at the default effort (docs/solver-at-scale.md),
+		// Measured at the default effort (docs/solver-at-scale-log.md),
 		// weighted tardy jobs, before -> after (average / worst):
 		// committed references J = 100 1.005 / 1.033 and 1.007 -> 0.989
 		// / 1.019 and 1.001, J = 200 1.014 and 1.004 -> 1.001 and 1.003,
@@ -1241,7 +1241,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// 5.84 against its 4.12, a full descent takes them back to 4.12
 		// in under 400 evaluations, and the level search's answer goes
 		// from 4.27 to 4.16 the same way. Measured at the default effort
-		// (docs/solver-at-scale.md): committed references J = 100 base
+		// (docs/solver-at-scale-log.md): committed references J = 100 base
 		// case 1.017 / 1.037 -> 1.009 / 1.017, second setting 1.021 ->
 		// 1.020, J = 50 1.007 -> 1.006, J = 20 the same; unseen seeds 10
 		// to 13, J = 50 1.003 / 1.010 -> 1.001 / 1.008, J = 100 1.009 /
@@ -1592,7 +1592,7 @@ func (ev *evaluator) pushLate(front, sel []bool, due, back []int, top, limit int
 // 13: summed excess over six cells -0.021 -> -0.026 with 5 (J = 50 base
 // 1.009 / 1.269 -> 1.002 / 1.063, J = 100 second 1.001 -> 1.002), -0.025
 // with 20; committed references and tardy jobs the same
-// (docs/solver-at-scale.md).
+// (docs/solver-at-scale-log.md).
 const pushLateJobs = 5
 
 // beatenBy is the order o, scored s, if it beats best, named as best's
@@ -1631,7 +1631,7 @@ type dueKey struct {
 // larger, as the time goes, gives those stages half of it, in 1.42 times
 // the time (28 -> 39 ms, bar 60): tardy jobs at J = 200 1.025 -> 1.000 of
 // the best known, weighted 1.048 -> 1.016, unseen seeds 7 to 9 1.018 /
-// 1.041 / 1.018 -> 0.998 / 1.019 / 1.004 (docs/solver-at-scale.md). At
+// 1.041 / 1.018 -> 0.998 / 1.019 / 1.004 (docs/solver-at-scale-log.md). At
 // J = 100, where the bar is 20 ms, the solve would take about 1.4 times
 // its 15 to 17 ms.
 //
@@ -1650,7 +1650,7 @@ type dueKey struct {
 // committed references (J = 20 to 100) the same. On weighted tardy jobs
 // the exchanges pay in weight: a half or a third of the budget per key
 // took seed 9 from 1.003 to 1.030 (one instance 1.015 -> 1.149)
-// (docs/solver-at-scale.md).
+// (docs/solver-at-scale-log.md).
 func (ev *evaluator) exchangeKeys(keys []dueKey, onTime []bool, back []int, best scoredOrder, spent, budget int) (scoredOrder, int) {
 	type result struct {
 		split, swap   []int
@@ -1734,7 +1734,7 @@ func (ev *evaluator) atOnce(k int, run func(e *evaluator, x int)) {
 // the same order (iterateWalks, levelSearch: there each from a descent of
 // its own), each with kicks of its own and the whole budget left: on two
 // cores in about the time of one (J = 100), and the better of two beats
-// one walk (docs/solver-at-scale.md: SLA cost at J = 100 1.027 -> 1.020
+// one walk (docs/solver-at-scale-log.md: SLA cost at J = 100 1.027 -> 1.020
 // of the best known, second setting 1.044 -> 1.035, no sum of deadline
 // penalties worse in 70 cells). Two walks
 // sharing the budget, the same work as one, lost to one. On one core the
@@ -1795,7 +1795,7 @@ const searchWindow = 3
 // cells (0.0050 / 0.0063 -> 0.0068 / 0.0062), so 6 stays. On SLA cost
 // below 150 jobs, where the walks get what the level search leaves, 6 did
 // worse on the committed cells (J = 50 1.0012 -> 1.0037, worst 1.012 ->
-// 1.037), so it keeps 8 (docs/solver-at-scale.md, item 5).
+// 1.037), so it keeps 8 (docs/solver-at-scale-log.md, item 5).
 const (
 	kickReaches          = 8
 	tardinessKickReaches = 6
@@ -2044,7 +2044,7 @@ func (ev *evaluator) swapSearch(front []bool, due, back []int, budget int) ([]in
 // references J = 100 base case 1.016 / 1.111 -> 1.005 / 1.024 (average /
 // worst), every other cell the same; unseen seeds 10 to 13, summed excess
 // of six cells 0.047 -> 0.041; tardy jobs the same. 5 moved one committed
-// instance into another basin (1.000 -> 1.151); docs/solver-at-scale.md.
+// instance into another basin (1.000 -> 1.151); docs/solver-at-scale-log.md.
 // Since the keys put big jobs just in time (dueSearch) it adds little:
 // without it, the unseen seeds' summed excess is -0.0257 against -0.0263,
 // the committed cells the same.
@@ -2063,7 +2063,7 @@ const screenBigFront = 3
 // at J = 100 and 200), tardy jobs and weighted tardy jobs, excess over the
 // best known summed over the 28 cells: 0.595 without, 0.517 / 0.478 /
 // 0.438 / 0.434 / 0.428 / 0.446 with 1 / 2 / 5 / 8 / 12 / 20 partners,
-// 0.483 with every front job due before (docs/solver-at-scale.md).
+// 0.483 with every front job due before (docs/solver-at-scale-log.md).
 const screenFront = 8
 
 // screenPairFront is how many front jobs swapSearch's screening of
@@ -2074,7 +2074,7 @@ const screenFront = 8
 // unseen seeds 7 to 9), 0.434 -> 0.322: tardy jobs in the base case
 // 1.045 -> 1.025, seeds 8 and 9 1.074 / 1.070 -> 1.056 / 1.014; weighted
 // 1.070 -> 1.049, seeds 8 and 9 1.045 / 1.037 -> 1.043 / 1.028; seed 7
-// weighted 1.014 -> 1.028 (docs/solver-at-scale.md).
+// weighted 1.014 -> 1.028 (docs/solver-at-scale-log.md).
 const screenPairFront = 3
 
 // mostWorkFirst is order sorted by work, the most first, ties kept in
@@ -2138,7 +2138,7 @@ func (ev *evaluator) onTimeSet(order []int) []bool {
 // Over both sets, against the references as they were before the last
 // refresh, one descent in the one order or the other did 0.263 and 0.302,
 // a descent per walk 0.229, the build before 0.355
-// (docs/solver-at-scale.md).
+// (docs/solver-at-scale-log.md).
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
 	n := len(start)
 	lv := ev.newLevels(start, back)
@@ -2202,7 +2202,7 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 // against references searched again from its own answers, base case /
 // second setting: J = 50 1.0043 / 1.0070 -> 1.0025 / 1.0057 (worst
 // instance 1.103 -> 1.072), J = 100 1.0125 / 1.0176 -> 1.0097 / 1.0129,
-// J = 200 1.0295 / 1.0383 -> 1.0198 / 1.0210 (docs/solver-at-scale.md,
+// J = 200 1.0295 / 1.0383 -> 1.0198 / 1.0210 (docs/solver-at-scale-log.md,
 // item 3).
 //
 // Where a step earlier does not pay, a job two steps or more from its
@@ -2619,7 +2619,7 @@ type ruinGain struct {
 // improvement) took it from 1.047 to 1.016 of the reference, but in most of
 // a search's budget. As a kick in the walks, in four of ten steps (with a
 // ruin at every step the second setting went to 1.099: the random kicks are
-// still needed), measured at the default effort (docs/solver-at-scale.md,
+// still needed), measured at the default effort (docs/solver-at-scale-log.md,
 // item 3): J = 200, committed references, base case 1.040 / 1.056 -> 1.030 /
 // 1.042, second setting 1.060 / 1.101 -> 1.058 / 1.084; unseen seeds 10 to
 // 13, base case 1.031 -> 1.026, second setting 1.044 -> 1.043; over four
@@ -2714,7 +2714,7 @@ type levels struct {
 	// again. At J = 100 half of the walk's steps were such (the kick
 	// undone), each spending some 14 evaluations, most of them on that
 	// confirmation; ending there, a walk made 35% more steps with the
-	// same budget (docs/solver-at-scale.md, item 3).
+	// same budget (docs/solver-at-scale-log.md, item 3).
 	home  []int
 	homeS score
 	// homeSeq is levelDescent's order of the jobs for the home targets
@@ -2872,7 +2872,7 @@ func (lv *levels) before(s []int, k int) int {
 // budget). With the guesses, SLA cost's summed excess over the best known
 // (14 cells: committed references J = 20 to 200 both settings, unseen
 // seeds 7 to 9 at J = 100 and 200) was -0.030 with 8 partners and -0.031
-// with all of them, in a third less time (docs/solver-at-scale.md).
+// with all of them, in a third less time (docs/solver-at-scale-log.md).
 const exchangeGuesses = 8
 
 // guessTermsPerEvent is how many terms of the guesses (guessMoves) the
@@ -2880,7 +2880,7 @@ const exchangeGuesses = 8
 // penalty and tie-breaker at a shifted completion, mostly linear (around),
 // costs about a quarter of a schedule's event. Uncounted, the guesses made
 // an SLA cost solve three times as long at the default budget
-// (docs/solver-at-scale.md).
+// (docs/solver-at-scale-log.md).
 const guessTermsPerEvent = 4
 
 // levelReach is how far (in positions) from a change levelSearch looks
@@ -2908,7 +2908,7 @@ func markJobs(look []bool, order []int, lo, hi, reach int) {
 // J = 20 to 200 both settings, unseen seeds 7 to 9 at J = 100 and 200)
 // went from 0.238 to 0.086 at about the same time (guesses counted in the
 // budget, guessTermsPerEvent), and to -0.030 with the guesses uncounted,
-// in three times the time (docs/solver-at-scale.md).
+// in three times the time (docs/solver-at-scale-log.md).
 //
 // look, when not nil, says which jobs to look at first (the descent after
 // a kick); those descents make no exchanges unless lv.kickExchanges (the
