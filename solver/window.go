@@ -1,0 +1,393 @@
+package solver
+
+// Window search and its iteration (items 4 to 6 of docs/solver-at-scale.md):
+// insertion of each job within a few positions and at a few jumps, with
+// don't-look bits, the late swaps of tardiness, and the walks with
+// double-bridge kicks that iterate it.
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/flexd/flexd/penalty"
+)
+
+// windowSearch is first-improvement insertion local search in which each job
+// moves to the positions within window either way, and to a few farther
+// ones at geometrically growing distances (jumps, windowTargets: below
+// jump, which is maxJump but in one of dueSearches' searches); it runs
+// until a pass finds nothing or budget evaluations are spent. look says
+// which positions to try first (nil: all); reach is how far from an
+// accepted move positions are looked at again. On the search at scale (sums of deadline penalties
+// with a margin) each position tries only its best-guessed move
+// (guessBest), of those mayGain allows.
+//
+// Four things keep it cheap. Don't-look bits (Bentley's, for the TSP): a
+// pass tries the moves of position i only if a position within reach of i
+// changed since i was last tried, so the passes that confirm a local
+// optimum cost little, and a kick (iterated search) re-examines only the
+// positions near its cuts. The guesses: one estimate per position rather
+// than one per move. Prefix reuse: a move from position p on is scheduled
+// from the incumbent's state before p (mps.Packer.Resume, Rerecord). And
+// screening: a move is estimated by scheduling only until its schedule
+// meets the incumbent's again (mps.Packer.Estimate), about the moved span
+// instead of the rest of the order. start's score is *s, or, with s nil,
+// taken from the run that records it (newIncumbent).
+func (ev *evaluator) windowSearch(start []int, s *score, budget, window, reach, jump int, look []bool) ([]int, score, int) {
+	n := len(start)
+	inc := ev.newIncumbent(start, s)
+	cand := make([]int, n)
+	whole := look == nil
+	if look == nil {
+		look = make([]bool, n)
+		for i := range look {
+			look[i] = true
+		}
+	}
+	targets := make([]int, 0, 2*window+32)
+	// Moves that cannot pay are skipped on the search at scale (mayGain),
+	// in every descent (see mayGain for when that was measured).
+	prune := ev.margin > 0 && ev.in.agg == penalty.Sum && ev.plateau
+	seq := identity(n)
+	var gs guessSpace
+	for improved := true; improved && inc.spent() < budget; {
+		improved = false
+		if whole && prune {
+			// A descent over the whole order tries first the positions
+			// of the most penalised jobs (in the incumbent's last
+			// recording), as levelDescent does its jobs: at J = 200 it
+			// is most of the search and the budget ends it. Measured
+			// at the default effort, summed excess over the best known
+			// of the 24 tardiness cells (J = 50 to 200 both settings,
+			// unseen seeds 7 to 9 at J = 100 and 200): 0.275 -> 0.248,
+			// and 0.278 -> 0.267 with other kicks (the walks' seeds),
+			// a gain about the size of that spread. At J = 200, where
+			// no kick runs, 5 of the 10 cells better and 4 worse:
+			// weighted_tardiness 1.035 -> 1.022 (second setting 1.029
+			// -> 1.019), avg_tardiness 1.021 -> 1.032. In one of
+			// dueSearches' two searches only, 0.265 or 0.248. Tardy
+			// jobs and SLA cost came out the same in every cell.
+			pen, order := ev.basePen, inc.order
+			for i := range seq {
+				seq[i] = i
+			}
+			slices.SortStableFunc(seq, func(a, b int) int { return cmp.Compare(pen[order[b]], pen[order[a]]) })
+		}
+		for _, i := range seq {
+			if inc.spent() >= budget {
+				break
+			}
+			if !look[i] {
+				continue
+			}
+			look[i] = false
+			if prune {
+				// Only the best-guessed move (guessBest).
+				if k, ok := ev.guessBest(inc.order, i, window, jump, &gs); ok {
+					moveTo(cand, inc.order, i, k)
+					if p, q := min(i, k), max(i, k); inc.try(cand, p, q) {
+						improved = true
+						markAround(look, p, q, reach)
+					}
+				}
+				continue
+			}
+			targets = windowTargets(targets[:0], i, n, window, jump)
+			for _, k := range targets {
+				if k < 0 || k > n || inc.spent() >= budget {
+					continue
+				}
+				moveTo(cand, inc.order, i, k)
+				if p, q := min(i, k), max(i, k); inc.try(cand, p, q) {
+					improved = true
+					markAround(look, p, q, reach)
+					break
+				}
+			}
+		}
+	}
+	return inc.result()
+}
+
+// mayGain reports whether moving the job at position i of order to before
+// position k can pay on a sum of deadline penalties, judged from the
+// incumbent's last recording (baseHot): a job moved earlier only if it is
+// late there, or within the margin of its deadline (evaluator.early); a job
+// moved later only if one of the jobs it lets by is. A job on time gains
+// nothing from finishing earlier, and the jobs it passes only lose, and
+// the other way round. That is not exact (a job finishing earlier also
+// frees its slots earlier for the jobs behind, and the recording lags the
+// incumbent by up to recordGap positions): on three instances each at J =
+// 100 and 200, 1 to 15% of the moves skipped would have lowered the
+// objective. But it skips 30 to 55% of window search's moves at J = 100
+// and 13 to 30% at J = 200, and the budget they took goes to further
+// descents and kicks (docs/solver-at-scale-log.md has the measurements).
+//
+// Window search skips them in every descent. In the descent over the whole
+// order it did so at first only from budgetBoundJobs jobs: below, that
+// descent converges anyway, and skipping sent 2 of 10 base-case instances
+// at J = 100 to worse basins. With two searches from two starts on
+// tardiness (dueSearches) a worse basin in one is hedged by the other,
+// and skipping everywhere did better: avg_tardiness at J = 100 1.013 ->
+// 1.004, weighted tardy jobs in the second setting at J = 50 1.024 ->
+// 1.000, 5 of 70 sum cells better and 2 worse (within 1%).
+func (ev *evaluator) mayGain(order []int, i, k int) bool {
+	if k < i {
+		return ev.baseHot[order[i]]
+	}
+	for _, j := range order[i+1 : k] {
+		if ev.baseHot[j] {
+			return true
+		}
+	}
+	return false
+}
+
+// maxJump bounds window search's jumps: it tries distances 2 window, 4
+// window, ... below maxJump (6, 12 and 24 positions), but in the descent of
+// dueSearches' second search on tardiness (see there). A move's estimate runs
+// until the moved job's schedule meets the incumbent's again, so its cost
+// grows with the distance, and the farther jumps almost never pay: on the
+// five base-case instances at J = 200 (weighted tardiness), moves of 32
+// positions or more were 6,877 of 61,000 tried and 25% of the events
+// estimated, and 10 of them were kept (of 3,900). Capped, the budget they
+// took goes to more passes and kicks: against the committed references the
+// sums of tardiness went from 1.018 to 1.004 (weighted, J = 100) and from
+// 1.029 to 1.021 and 1.057 to 1.053 (J = 200), with the other metrics the
+// same but one (docs/solver-at-scale-log.md).
+const maxJump = 32
+
+// markAround sets the look bits of positions lo-reach-1 to hi+reach+1.
+func markAround(look []bool, lo, hi, reach int) {
+	for x := max(0, lo-reach-1); x < min(len(look), hi+reach+2); x++ {
+		look[x] = true
+	}
+}
+
+// lateSwapShare is the share of the budget that lateSwaps may spend on
+// tardiness, after the first window search (what it leaves goes to the
+// walks); lateSwapJobs bounds the late jobs it pairs (the pairs are made
+// and sorted outside the budget, J^2 at worst): on the committed instances
+// at J = 200 at most 82 jobs are late. Since a pass goes on after a swap
+// that pays (lateSwaps), on the unseen seeds 10 to 13 at J = 200 the
+// summed excess over the best known of the four tardiness cells was
+// 0.0236 at 0.1, 0.0222 at 0.2, 0.0216 at 0.3 and 0.0213 at 0.5, where
+// the swaps mostly converge; 0.05 was the share when a pass started again
+// after each swap (docs/solver-at-scale-log.md, item 4).
+const (
+	lateSwapShare = 0.3
+	lateSwapJobs  = 128
+)
+
+// lateSwaps is first-improvement search over swaps of two late jobs out of
+// Smith's order (what the job stands to lose per unit of time late, over its
+// work: the job due later in the order has the higher ratio), the pairs
+// with the largest difference of ratio first, each scored as one move of
+// the incumbent from the first of the two positions to the second. It stops
+// when no pair pays or budget evaluations are spent, and returns the order,
+// its score and the evaluations spent. start's score is *s.
+//
+// Why: on a single machine, of two late jobs next to each other the one with
+// the higher ratio goes first (Smith's rule), and swapping two late jobs of
+// about the same work far apart leaves the jobs between them about where they
+// were. Window search's moves are insertions within 32 positions, and a swap
+// of jobs 40 positions apart is two insertions, each of which may lose on its
+// own. On the unseen seed 10, J = 200, instance 8 (weighted tardiness), two
+// jobs of 513 and 477 units, due at 3.7 and 2.8, were 43 positions apart in
+// the wrong order: swapping them, and what that led to, took FLEX's answer
+// from 1.051 to 1.005 of the best known. Measured at the default effort
+// (docs/solver-at-scale-log.md, item 4): unseen seeds 10 to 13, weighted
+// tardiness, J = 200 base case 1.0105 / 1.051 -> 1.0068 / 1.022; the summed
+// excess of the four cells at J = 100 and 200 0.022 -> 0.017 (three seeds of
+// the walks' kicks: 0.021 / 0.020 / 0.022 -> 0.018 / 0.018 / 0.017);
+// avg_tardiness 0.023 / 0.022 -> 0.021 / 0.018 (two seeds), its committed
+// J = 100 base case 1.005 -> 1.000. No committed cell worse by more than the
+// seeds' spread.
+func (ev *evaluator) lateSwaps(start []int, s *score, budget int) ([]int, score, int) {
+	in := ev.in
+	inc := ev.newIncumbent(start, s)
+	ratio := func(k int) float64 { return in.stake(k) / in.work[k] }
+	type pair struct {
+		a, b int
+		d    float64
+	}
+	var late []int
+	var pairs []pair
+	cand := make([]int, len(start))
+	for improved := true; improved && inc.spent() < budget; {
+		improved = false
+		// The late jobs are those of the incumbent's recording (its
+		// penalties, basePen).
+		inc.confirm()
+		pen := ev.basePen
+		late = late[:0]
+		for x, k := range inc.order {
+			if pen[k] > 0 {
+				late = append(late, x)
+			}
+		}
+		if len(late) > lateSwapJobs {
+			// The lateSwapJobs most penalised, in order.
+			penaltyAt := func(x int) float64 { return pen[inc.order[x]] }
+			slices.SortFunc(late, func(a, b int) int {
+				if c := cmp.Compare(penaltyAt(b), penaltyAt(a)); c != 0 {
+					return c
+				}
+				return a - b
+			})
+			late = late[:lateSwapJobs]
+			slices.Sort(late)
+		}
+		pairs = pairs[:0]
+		for i, a := range late {
+			for _, b := range late[i+1:] {
+				if d := ratio(inc.order[b]) - ratio(inc.order[a]); d > 0 {
+					pairs = append(pairs, pair{a, b, d})
+				}
+			}
+		}
+		slices.SortFunc(pairs, func(x, y pair) int {
+			if c := cmp.Compare(y.d, x.d); c != 0 {
+				return c
+			}
+			return x.a - y.a
+		})
+		// One pass tries every pair once, going on after a swap that
+		// pays: a swap leaves every other job where it was, so the pairs
+		// still name two positions of the order, and a pair whose jobs
+		// a swap has put in Smith's order is passed over. (A pass that
+		// started again from the top after each swap spent most of its
+		// budget on the pairs it had just rejected.)
+		for _, p := range pairs {
+			if inc.spent() >= budget {
+				break
+			}
+			if ratio(inc.order[p.b]) <= ratio(inc.order[p.a]) {
+				continue
+			}
+			copy(cand, inc.order)
+			cand[p.a], cand[p.b] = cand[p.b], cand[p.a]
+			if inc.try(cand, p.a, p.b) {
+				improved = true
+			}
+		}
+	}
+	return inc.result()
+}
+
+// iterate spends the budget on iterated local search from best: a double-
+// bridge kick of the walk's order (three cuts within span reaches of each
+// other, the middle segments swapped), then window search from the kicked
+// order with only the positions near the cuts to look at; the walk moves
+// to the new local optimum when it is no worse. rng draws the kicks;
+// seeded from the instance, it keeps the result a function of the input.
+func (ev *evaluator) iterate(best scoredOrder, budget, window, reach, span int, rng *rand.Rand) scoredOrder {
+	n := len(best.o.order)
+	if n < 8 {
+		return best
+	}
+	walk := best
+	kick := make([]int, n)
+	look := make([]bool, n)
+	spent := 0
+	for spent < budget {
+		// Short segments: a kick that moves half the order undoes the
+		// descent's work.
+		w := min(n-1, span*reach)
+		a := rng.IntN(n - w)
+		cuts := []int{a + 1 + rng.IntN(w), a + 1 + rng.IntN(w)}
+		slices.Sort(cuts)
+		b, c := cuts[0], cuts[1]
+		doubleBridge(kick, walk.o.order, a, b, c)
+		clear(look)
+		markAround(look, a, c, reach)
+		o, s, used := ev.windowSearch(kick, nil, budget-spent-1, window, reach, maxJump, look)
+		spent += used + 1
+		if cmpTol(s.value, walk.s.value) <= 0 {
+			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", o}, s}
+		}
+		if s.less(best.s) {
+			best = walk
+		}
+	}
+	return best
+}
+
+// doubleBridge writes into dst the order src with its segments [a, b) and
+// [b, c) swapped: the kick of the iterated searches.
+func doubleBridge(dst, src []int, a, b, c int) {
+	x := copy(dst, src[:a])
+	x += copy(dst[x:], src[b:c])
+	x += copy(dst[x:], src[a:b])
+	copy(dst[x:], src[c:])
+}
+
+// walks is how many iterated walks the search at scale runs at once from
+// the same order (iterateWalks, levelSearch: there each from a descent of
+// its own), each with kicks of its own and the whole budget left: on two
+// cores in about the time of one (J = 100), and the better of two beats
+// one walk (docs/solver-at-scale-log.md: SLA cost at J = 100 1.027 -> 1.020
+// of the best known, second setting 1.044 -> 1.035, no sum of deadline
+// penalties worse in 70 cells). Two walks
+// sharing the budget, the same work as one, lost to one. On one core the
+// stage takes twice as long; the answer does not depend on the cores.
+// Where two whole searches run at once instead (dueSearches: tardiness,
+// SLA cost), each has one walk; two searches from two starts did better
+// than two walks from one.
+const walks = 2
+
+// iterateWalks is iterate from best with the given budget for each of
+// ev.walks walks at once; it returns the best they reach, the first walk's
+// among equals.
+func (ev *evaluator) iterateWalks(best scoredOrder, budget int) scoredOrder {
+	n := len(best.o.order)
+	span := ev.kickSpan()
+	res := make([]scoredOrder, ev.walks)
+	ev.atOnce(ev.walks, func(e *evaluator, x int) {
+		res[x] = e.iterate(best, budget, searchWindow, searchWindow, span, rand.New(rand.NewPCG(uint64(n), 0x6b1c+uint64(x))))
+	})
+	for _, r := range res {
+		if r.s.less(best.s) {
+			best = r
+		}
+	}
+	return best
+}
+
+// searchWindow is how far window search moves a job either way.
+const searchWindow = 3
+
+// kickReaches is how many reaches (searchWindow) apart the cuts of the
+// walks' double-bridge kicks may lie (iterateWalks): within 24 positions;
+// on tardiness alone within tardinessKickReaches (18 positions). A longer
+// kick moves more of the order the descents built, and its descent spends
+// more of the budget repairing it. Measured at the default effort on the
+// unseen seeds 10 to 13 at J = 200 (40 base-case and 20 second-setting
+// instances, references from BestKnown at 100,000 evaluations), summed
+// excess over the best known of avg_tardiness and weighted_tardiness in
+// both settings, three seeds of the kicks: with lateSwaps' pass as it
+// was, 8 0.0366 / 0.0351 / 0.0352, 6 0.0326 / 0.0339 / 0.0335, 5 0.0336 /
+// 0.0323 / 0.0344, 4 0.0332, 3 0.0369, 12 0.0426; with the pass as it is
+// (references searched again), 6 0.0234 / 0.0222 / 0.0229, 5 0.0220 /
+// 0.0211 / 0.0217, 4 0.0195 / 0.0215 / 0.0210, 3 0.0218 / 0.0212, and at
+// J = 50 and 100 together (two seeds) 6 0.0121 / 0.0106, 4 0.0114 /
+// 0.0089; but 4 took the committed base case at J = 100 from 1.0003 to
+// 1.0041 (one instance at 1.038) and did worse on the unseen J = 100
+// cells (0.0050 / 0.0063 -> 0.0068 / 0.0062), so 6 stays. On SLA cost
+// below 150 jobs, where the walks get what the level search leaves, 6 did
+// worse on the committed cells (J = 50 1.0012 -> 1.0037, worst 1.012 ->
+// 1.037), so it keeps 8 (docs/solver-at-scale-log.md, item 5).
+const (
+	kickReaches          = 8
+	tardinessKickReaches = 6
+)
+
+// kickSpan is the walks' kick span in reaches on ev's objective.
+func (ev *evaluator) kickSpan() int {
+	if ev.tardinessOnly {
+		return tardinessKickReaches
+	}
+	return kickReaches
+}
