@@ -5,10 +5,10 @@
 # setting (50% small, 35% slack) per seed, so 40 and 20 instances per cell,
 # S = 10 J, FLEX at the default effort (-e), against best-known references
 # from `flexd simulate study --reference search` (solver.BestKnown at
-# 100,000 evaluations per instance and metric; -r 20 for 200,000). It prints, per metric, the average
-# and worst ratio over each setting's instances: the figures issue 10's bar
-# is checked on (docs/solver-at-scale.md, "On instances it was not tuned
-# on").
+# 100,000 evaluations per instance and metric; -r 20 for 200,000). It
+# prints, per metric, the average and worst ratio over each setting's
+# instances: the figures issue 10's bar is checked on
+# (docs/solver-at-scale.md, "On instances it was not tuned on").
 #
 # References are cached in the cache directory: the first run at a size
 # searches them (minutes per seed and setting at J = 200), later runs and

@@ -209,9 +209,9 @@ func TestSimulateStudyEffort(t *testing.T) {
 	if !(fastest > def) {
 		t.Errorf("average ratio %v with --effort 0, %v with the default: want the search to do better", fastest, def)
 	}
-	files, _ := filepath.Glob(filepath.Join(cache, "*.json"))
-	if len(files) != 1 {
-		t.Errorf("cache files %v: want the one reference set both studies share", files)
+	files, err := filepath.Glob(filepath.Join(cache, "*.json"))
+	if err != nil || len(files) != 1 {
+		t.Errorf("cache files %v (%v): want the one reference set both studies share", files, err)
 	}
 	for _, bad := range []string{"17", "-1"} {
 		_, err := runFlexd(t, "simulate", "study", "--jobs", "30", "--reference", "search", "--quiet", "--effort", bad)
