@@ -465,14 +465,23 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int, atOnce bool) scor
 		s0 := ev.score(kick)
 		order, s, used := ev.localSearch(kick, s0, budget-spent-1)
 		spent += used + 1
-		if cmpTol(s.value, walk.s.value) <= 0 {
-			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", order}, s}
-		}
-		if s.less(best.s) {
-			best = walk
-		}
+		walk, best = walkTo(walk, best, order, s)
 	}
 	return best
+}
+
+// walkTo is one step of an iterated local search: the walk moves to the new
+// local optimum o, scored s, when its objective is no worse than the walk's
+// (the tie-breaker ignored), and best becomes the walk when s beats it. The
+// scheme is best's, marked "+iterated" once.
+func walkTo(walk, best scoredOrder, o []int, s score) (scoredOrder, scoredOrder) {
+	if cmpTol(s.value, walk.s.value) <= 0 {
+		walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", o}, s}
+	}
+	if s.less(best.s) {
+		best = walk
+	}
+	return walk, best
 }
 
 // descend runs local search from each of starts in turn, each with an

@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/flexd/flexd/penalty"
 )
@@ -305,12 +304,7 @@ func (ev *evaluator) iterate(best scoredOrder, budget, window, reach, span int, 
 		markAround(look, a, c, reach)
 		o, s, used := ev.windowSearch(kick, nil, budget-spent-1, window, reach, maxJump, look)
 		spent += used + 1
-		if cmpTol(s.value, walk.s.value) <= 0 {
-			walk = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+iterated") + "+iterated", o}, s}
-		}
-		if s.less(best.s) {
-			best = walk
-		}
+		walk, best = walkTo(walk, best, o, s)
 	}
 	return best
 }
