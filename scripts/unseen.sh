@@ -17,7 +17,7 @@
 # keeping the lower value, before reading the figures:
 #   go run sim/testdata/references/refresh.go -dir CACHE -metrics m1,m2
 #
-# Usage: scripts/unseen.sh [-j jobs] [-m metrics] [-c cache] [-b flexd] [-e effort] [-r effort]
+# Usage: scripts/unseen.sh [-j jobs] [-m metrics] [-c cache] [-b flexd] [-e effort] [-r effort] [-n seeds]
 #   -j  J, jobs per instance (default 200)
 #   -m  comma-separated metrics (default: the five sums of deadline penalties)
 #   -c  reference cache (default ~/.cache/flexd/unseen-references)
@@ -26,6 +26,9 @@
 #   -r  the references' effort (default 10: 100,000 evaluations; issue 10's
 #       check on unseen seeds asks for a larger budget than FLEX's own, and
 #       docs/solver-at-scale.md's table is at 20)
+#   -n  seeds of FLEX's random kicks each instance is solved with, its value
+#       their mean (default 1; `simulate study --search-seeds`): comparing
+#       two builds, 8 tells a change from the kicks' luck
 # Example, the build at HEAD~1 against HEAD on the same references:
 #   git worktree add /tmp/prev HEAD~1 && (cd /tmp/prev && go build -o /tmp/flexd-prev ./cmd/flexd)
 #   scripts/unseen.sh -j 100 -m avg_tardiness -b /tmp/flexd-prev; scripts/unseen.sh -j 100 -m avg_tardiness
@@ -43,7 +46,8 @@ cache="${HOME}/.cache/flexd/unseen-references"
 bin=""
 effort=1
 ref_effort=10
-while getopts "j:m:c:b:e:r:" opt; do
+search_seeds=1
+while getopts "j:m:c:b:e:r:n:" opt; do
 	case $opt in
 	j) jobs=$OPTARG ;;
 	m) metrics=$OPTARG ;;
@@ -51,7 +55,8 @@ while getopts "j:m:c:b:e:r:" opt; do
 	b) bin=$OPTARG ;;
 	e) effort=$OPTARG ;;
 	r) ref_effort=$OPTARG ;;
-	*) die "usage: scripts/unseen.sh [-j jobs] [-m metrics] [-c cache] [-b flexd] [-e effort] [-r effort]" ;;
+	n) search_seeds=$OPTARG ;;
+	*) die "usage: scripts/unseen.sh [-j jobs] [-m metrics] [-c cache] [-b flexd] [-e effort] [-r effort] [-n seeds]" ;;
 	esac
 done
 [[ $jobs =~ ^[0-9]+$ ]] && ((jobs > 10)) || die "-j: want a number of jobs above 10, got '$jobs'"
@@ -70,7 +75,7 @@ study() { # seed setting-name flags...
 	local seed=$1 name=$2
 	shift 2
 	"$bin" simulate study --jobs "$jobs" --seed "$seed" --metrics "$metrics" --policies flex \
-		--effort "$effort" --reference search --reference-effort "$ref_effort" --reference-cache "$cache" \
+		--effort "$effort" --search-seeds "$search_seeds" --reference search --reference-effort "$ref_effort" --reference-cache "$cache" \
 		--quiet --format csv "$@" >"$work/$name-$seed.csv" ||
 		die "simulate study failed (seed $seed, $name)"
 }

@@ -67,6 +67,13 @@ type StudyConfig struct {
 	// none, n times the default); fair and fifo do not search, and the
 	// reference (Oracle, Indexed) is not affected.
 	Effort int
+	// SearchSeeds, when above 1, solves each instance that many times per
+	// policy and metric, with solver.Options.SearchSeed 0 to SearchSeeds-1,
+	// and takes the mean of the values as the instance's: FLEX's iterated
+	// searches kick at random (seeded, so deterministic), and a ratio from
+	// one seed of the kicks owes part of itself to that seed. fair and fifo
+	// are solved once. At most MaxSearchSeeds.
+	SearchSeeds int
 	// Workers is the number of instances solved at once (default
 	// GOMAXPROCS). It changes only the speed, never the numbers.
 	Workers int
@@ -85,6 +92,9 @@ type StudyConfig struct {
 	// it to exercise the study without the real policies.
 	byName func(string) (solver.Solver, bool)
 }
+
+// MaxSearchSeeds bounds StudyConfig.SearchSeeds.
+const MaxSearchSeeds = 64
 
 // DefaultPolicies are the policies the paper compares with OPT.
 func DefaultPolicies() []string { return []string{"flex", "fair", "fifo"} }
@@ -120,6 +130,9 @@ func (c StudyConfig) Validate() error {
 	}
 	if c.Instances < 1 {
 		return fmt.Errorf("instances = %d, want >= 1", c.Instances)
+	}
+	if c.SearchSeeds < 0 || c.SearchSeeds > MaxSearchSeeds {
+		return fmt.Errorf("search seeds = %d, want 0 to %d", c.SearchSeeds, MaxSearchSeeds)
 	}
 	for _, m := range c.Metrics {
 		if _, ok := penalty.Lookup(m); !ok {
@@ -261,11 +274,20 @@ func solveInstance(cfg StudyConfig, index int, p solver.Problem) outcome {
 			q := p
 			q.Metric = m
 			q.Options.Effort = cfg.Effort
-			r, err := s.Solve(q)
-			if err != nil {
-				return outcome{err: fmt.Errorf("policy %s, metric %s: %w", name, m, err)}
+			sum := 0.0
+			seeds := max(1, cfg.SearchSeeds)
+			for seed := range seeds {
+				q.Options.SearchSeed = uint64(seed)
+				r, err := s.Solve(q)
+				if err != nil && seeds > 1 {
+					return outcome{err: fmt.Errorf("policy %s, metric %s, search seed %d: %w", name, m, seed, err)}
+				}
+				if err != nil {
+					return outcome{err: fmt.Errorf("policy %s, metric %s: %w", name, m, err)}
+				}
+				sum += r.Value
 			}
-			o.val[y][x] = r.Value
+			o.val[y][x] = sum / float64(seeds)
 		}
 	}
 	return o

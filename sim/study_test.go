@@ -314,6 +314,58 @@ func (effortEcho) Solve(p solver.Problem) (solver.Result, error) {
 	return solver.Result{Value: fakeOpt(p, p.Metric) * float64(2+p.Options.Effort)}, nil
 }
 
+// seedEcho scores a problem at fakeOpt times 1 plus the search seed it was
+// given, so a study shows which seeds reached the policy.
+type seedEcho struct{}
+
+func (seedEcho) Name() string { return "echo" }
+
+func (seedEcho) Solve(p solver.Problem) (solver.Result, error) {
+	return solver.Result{Value: fakeOpt(p, p.Metric) * float64(1+p.Options.SearchSeed)}, nil
+}
+
+// TestRunStudySearchSeeds: with SearchSeeds n each instance is solved with
+// seeds 0 to n-1 and scored at their mean (1 + (n-1)/2 times the reference
+// here); 0 and 1 solve with seed 0 alone; the reference sees no seed; more
+// than MaxSearchSeeds, or fewer than 0, is refused.
+func TestRunStudySearchSeeds(t *testing.T) {
+	for _, seeds := range []int{0, 1, 4} {
+		cfg := StudyConfig{
+			Workload:    DefaultWorkload(),
+			Instances:   3,
+			Metrics:     []penalty.Metric{penalty.AvgResponseTime, penalty.Makespan},
+			Policies:    []string{"echo"},
+			SearchSeeds: seeds,
+			Oracle: func(p solver.Problem, ms []penalty.Metric) ([]float64, error) {
+				if p.Options.SearchSeed != 0 {
+					t.Errorf("seeds %d: the oracle saw search seed %d", seeds, p.Options.SearchSeed)
+				}
+				return fakeOracle(p, ms)
+			},
+			byName: func(name string) (solver.Solver, bool) { return seedEcho{}, name == "echo" },
+		}
+		rows, err := RunStudy(cfg, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 1 + float64(max(1, seeds)-1)/2
+		for _, r := range rows {
+			if math.Abs(r.Avg-want) > 1e-12 || math.Abs(r.Worst-want) > 1e-12 {
+				t.Errorf("seeds %d: row %+v, want average and worst ratio %v", seeds, r, want)
+			}
+		}
+		if len(rows) != 2 {
+			t.Errorf("seeds %d: %d rows, want 2", seeds, len(rows))
+		}
+	}
+	for _, bad := range []int{-1, MaxSearchSeeds + 1} {
+		cfg := StudyConfig{Workload: DefaultWorkload(), Instances: 1, SearchSeeds: bad}
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("search seeds %d: no error", bad)
+		}
+	}
+}
+
 // TestRunStudyEffort: the compared policies solve with the study's effort
 // (the default, none, or n times the default), and the reference does not:
 // its oracle sees the problem as generated.

@@ -6,7 +6,6 @@ package solver
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 )
 
@@ -83,7 +82,7 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int)
 	if n < 4 {
 		return best, bestS
 	}
-	rng := rand.New(rand.NewPCG(uint64(n), 0xc717))
+	rng := ev.rng(0xc717)
 	walk, walkS := best, bestS
 	kick := make([]int, n)
 	for spent < budget {

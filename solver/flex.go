@@ -3,7 +3,6 @@ package solver
 import (
 	"cmp"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -448,7 +447,7 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int, atOnce bool) scor
 		best, spent = ev.descend(starts, sorted[0], budget)
 	}
 	n := len(best.o.order)
-	rng := rand.New(rand.NewPCG(uint64(n), 0x5eed))
+	rng := ev.rng(0x5eed)
 	kick := make([]int, n)
 	// The walk starts at the best order and moves to each new local
 	// optimum whose objective is no worse, ignoring the tie-breaker: on a

@@ -143,7 +143,6 @@ type descentSpace struct {
 // a descent per walk 0.229, the build before 0.355
 // (docs/solver-at-scale-log.md).
 func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, score, int) {
-	n := len(start)
 	lv := ev.newLevels(start, back)
 	// The walks, at once (see walks), each a descent from the start's
 	// targets and an iterated walk from there with the budget left; what
@@ -168,7 +167,7 @@ func (ev *evaluator) levelSearch(start []int, back []int, budget int) ([]int, sc
 		o, s, used := e.levelDescent(&wl, slices.Clone(start), budget, nil)
 		if used < budget {
 			var more int
-			o, s, more = e.levelWalk(&wl, o, s, budget-used, rand.New(rand.NewPCG(uint64(n), 0x1e7e1+uint64(x))))
+			o, s, more = e.levelWalk(&wl, o, s, budget-used, e.rng(0x1e7e1+uint64(x)))
 			used += more
 		}
 		res[x] = result{o, s, used}

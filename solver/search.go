@@ -572,7 +572,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// again, move when no worse. The set is what split search gets
 		// stuck on: no single flip pays when a late job can only be
 		// admitted if another leaves.
-		rng := rand.New(rand.NewPCG(uint64(n), 0x5e7))
+		rng := ev.rng(0x5e7)
 		walkF, walkS := slices.Clone(front), s
 		for lim := spent + budget/(2*splitILSShare); spent < lim; {
 			f2 := slices.Clone(walkF)
@@ -664,6 +664,19 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	}
 	return best
 }
+
+// rng is a random generator of the search's, stream telling the searches
+// apart: seeded by the number of jobs and Options.SearchSeed, so that an
+// answer stays a function of the problem (seed 0, the default, gives the
+// generators of the builds before the option).
+func (ev *evaluator) rng(stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(len(ev.in.jobs))^(ev.in.p.Options.SearchSeed*searchSeedMix), stream))
+}
+
+// searchSeedMix spreads Options.SearchSeed over the generators' seed bits
+// (the 64-bit golden ratio), so that seeds 1, 2, ... do not give the
+// generators of other numbers of jobs.
+const searchSeedMix = 0x9e3779b97f4a7c15
 
 // beatenBy is the order o, scored s, if it beats best, named as best's
 // scheme with suffix (once: a stage run again does not repeat it); best

@@ -95,6 +95,12 @@ type Options struct {
 	// DPCells caps the cells of the non-convex knapsack DP; 0 means the
 	// default (about 5e7), past which FLEX falls back to a greedy order.
 	DPCells int
+	// SearchSeed varies the random kicks of FLEX's iterated searches (0,
+	// the default, is what the service always solves with): the answer is
+	// a function of the problem and the seed. It is for measuring how much
+	// of a result the kicks decide (flexd simulate study --search-seeds),
+	// not an API field.
+	SearchSeed uint64
 }
 
 // The search efforts (Options.Effort, the API's effort).

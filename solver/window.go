@@ -336,11 +336,10 @@ const walks = 2
 // ev.walks walks at once; it returns the best they reach, the first walk's
 // among equals.
 func (ev *evaluator) iterateWalks(best scoredOrder, budget int) scoredOrder {
-	n := len(best.o.order)
 	span := ev.kickSpan()
 	res := make([]scoredOrder, ev.walks)
 	ev.atOnce(ev.walks, func(e *evaluator, x int) {
-		res[x] = e.iterate(best, budget, searchWindow, searchWindow, span, rand.New(rand.NewPCG(uint64(n), 0x6b1c+uint64(x))))
+		res[x] = e.iterate(best, budget, searchWindow, searchWindow, span, e.rng(0x6b1c+uint64(x)))
 	})
 	for _, r := range res {
 		if r.s.less(best.s) {

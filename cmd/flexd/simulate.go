@@ -56,6 +56,7 @@ type studyFlags struct {
 	plot                   string
 	reference, refCache    string
 	refEffort, effort      int
+	searchSeeds            int
 }
 
 func newSimulateStudyCmd() *cobra.Command {
@@ -86,6 +87,7 @@ func newSimulateStudyCmd() *cobra.Command {
 	fl.StringVar(&f.reference, "reference", "opt", "what ratios divide by: opt (exhaustive, J <= 10) or search (best known order from a long iterated local search, any J)")
 	fl.IntVar(&f.refEffort, "reference-effort", 10, fmt.Sprintf("with --reference search: %d MPS evaluations per instance and metric per unit", sim.ReferenceEvaluationsPerEffort))
 	fl.IntVar(&f.effort, "effort", 1, fmt.Sprintf("search effort of the policies compared (not of the reference): 0 fastest, 1 default, n times the default search, up to %d", solver.MaxEffort))
+	fl.IntVar(&f.searchSeeds, "search-seeds", 1, fmt.Sprintf("solve each instance with this many seeds of FLEX's random kicks (0 to n-1) and take the mean: a ratio less owed to one seed's luck (1 to %d)", sim.MaxSearchSeeds))
 	fl.StringVar(&f.refCache, "reference-cache", defaultReferenceCache(), "with --reference search: directory caching references by workload, seed and effort (empty: no cache)")
 	fl.IntVar(&f.slots, "slots", 0, "slots, S (default: 10 per job, the paper's base case)")
 	fl.IntVar(&f.instances, "instances", 100, "instances per study (per sweep value)")
@@ -128,6 +130,9 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--effort: %w", err)}
 	}
+	if f.searchSeeds < 1 || f.searchSeeds > sim.MaxSearchSeeds {
+		return usageError{fmt.Errorf("--search-seeds %d: want 1 to %d", f.searchSeeds, sim.MaxSearchSeeds)}
+	}
 	if f.sweep != "" && f.sweep != "slack" && f.sweep != "small" {
 		return usageError{fmt.Errorf("--sweep %q: want slack or small", f.sweep)}
 	}
@@ -140,10 +145,11 @@ func runStudy(cmd *cobra.Command, f studyFlags) error {
 		}
 	}
 	cfg := sim.StudyConfig{
-		Workload:  sim.Workload{Jobs: f.jobs, Slots: f.slots, Small: f.small, Slack: f.slack},
-		Instances: f.instances,
-		Policies:  f.policies,
-		Effort:    effort,
+		Workload:    sim.Workload{Jobs: f.jobs, Slots: f.slots, Small: f.small, Slack: f.slack},
+		Instances:   f.instances,
+		Policies:    f.policies,
+		Effort:      effort,
+		SearchSeeds: f.searchSeeds,
 	}
 	for _, m := range f.metrics {
 		if m == "all" {

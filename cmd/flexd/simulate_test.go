@@ -181,6 +181,22 @@ func TestSimulateRunFromAnyDirectory(t *testing.T) {
 	}
 }
 
+// TestSimulateStudySearchSeeds: --search-seeds takes 1 to 64 (out of it, a
+// usage error naming the flag), and a study with several seeds runs.
+func TestSimulateStudySearchSeeds(t *testing.T) {
+	if _, err := runFlexd(t, "simulate", "study", "--jobs", "6", "--instances", "2", "--metrics", "sla_cost",
+		"--policies", "flex", "--format", "csv", "--quiet", "--search-seeds", "3"); err != nil {
+		t.Errorf("--search-seeds 3: %v", err)
+	}
+	for _, bad := range []string{"0", "65", "-1"} {
+		_, err := runFlexd(t, "simulate", "study", "--jobs", "6", "--quiet", "--search-seeds", bad)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--search-seeds") {
+			t.Errorf("--search-seeds %s: error %v, want a usage error naming --search-seeds", bad, err)
+		}
+	}
+}
+
 // TestSimulateStudyEffort: --effort sets how long FLEX searches, not the
 // reference: on the same cached references, the candidate orders alone
 // (--effort 0) score worse than the default search on weighted tardiness at
