@@ -376,6 +376,13 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	in := ev.in
 	n := len(in.jobs)
+	// On tardy jobs a share of the budget waits for admitFront, before the
+	// walks.
+	reserved := 0
+	if ev.tardyOnly {
+		reserved = int(admitFrontShare * float64(budget))
+		budget -= reserved
+	}
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
 	deadline := in.reachableDue
 	// The back order is Smith's rule, cap-aware, with what a job stands
@@ -658,6 +665,13 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		} else {
 			exchangesFromBest(left)
 		}
+	}
+	if reserved > 0 {
+		// Late jobs to the front (admitFront), with the share set aside
+		// and what the stages before left; the walks get the rest.
+		var used int
+		best, used = ev.admitFront(best, reserved+max(0, budget-spent))
+		spent += used - reserved
 	}
 	if left := budget - spent; left > 0 {
 		best = ev.iterateWalks(best, left)
