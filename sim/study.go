@@ -279,10 +279,10 @@ func solveInstance(cfg StudyConfig, index int, p solver.Problem) outcome {
 			for seed := range seeds {
 				q.Options.SearchSeed = uint64(seed)
 				r, err := s.Solve(q)
-				if err != nil && seeds > 1 {
-					return outcome{err: fmt.Errorf("policy %s, metric %s, search seed %d: %w", name, m, seed, err)}
-				}
 				if err != nil {
+					if seeds > 1 {
+						return outcome{err: fmt.Errorf("policy %s, metric %s, search seed %d: %w", name, m, seed, err)}
+					}
 					return outcome{err: fmt.Errorf("policy %s, metric %s: %w", name, m, err)}
 				}
 				sum += r.Value

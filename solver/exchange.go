@@ -124,9 +124,9 @@ func (in *instance) lateByStake(dst []int, front []bool) []int {
 // very front while a big job due soon after goes from second to just in
 // time. On seed 1's second setting at J = 200, instance 1 (weighted tardy
 // jobs), the reference search's order (8.1098) has job 136 (due 0.353, 20
-// slot-seconds) first and job 195 (due 0.387, 175 slot-seconds, on time at 0.300 in
-// FLEX's order) fifth, on time at 0.385; every other job tardy in one is
-// tardy in the other. FLEX's answer was a local optimum of every
+// slot-seconds) first and job 195 (due 0.387, 175 slot-seconds; on time at
+// 0.300 in FLEX's order) fifth, on time at 0.385; every other job tardy
+// in one is tardy in the other. FLEX's answer was a local optimum of every
 // insertion; job 136 moved to the front, and window search from there for
 // 15 evaluations, reaches that order's value (8.2847 -> 8.1098), and with
 // the late jobs tried by deadline admitFront goes on to 8.0256, below

@@ -93,10 +93,10 @@ func TestEffort(t *testing.T) {
 
 // TestSearchSeed: Options.SearchSeed reaches every search that kicks at
 // random, and an answer stays a function of the problem and the seed: on
-// each metric below (SLA cost's level walks, tardiness's window walks,
-// tardy jobs' iterated split search and exchanges, a maximum's iterated
-// critical search) the same seed gives the same plan, and the eight
-// seeds 0 to 7 do not all give the same plan.
+// each metric below (SLA cost's level walks, the window walks of
+// tardiness and of tardy jobs, a maximum's iterated critical search) the
+// same seed gives the same plan, and the eight seeds 0 to 7 do not all
+// give the same plan.
 func TestSearchSeed(t *testing.T) {
 	p := sim.GenerateInstance(sim.Workload{Jobs: 60, Slots: 600, Small: 0.8, Slack: 0.75}, 1, 0)
 	for _, m := range []penalty.Metric{penalty.SLACost, penalty.WeightedTardiness, penalty.TardyJobs, penalty.MaxWeightedTardiness} {
