@@ -158,6 +158,13 @@ func (in *instance) lateByStake(dst []int, front []bool) []int {
 // tardy jobs and tardy jobs was the same, but the unseen base case at
 // J = 50 (references at effort 10), 1.0006 -> 1.0007.
 func (ev *evaluator) admitFront(best scoredOrder, budget int) (scoredOrder, int) {
+	return ev.admitFrontWith(best, budget, admitFrontEvaluations)
+}
+
+// admitFrontWith is admitFront with window evaluations of window search
+// after each move; with none, only the moves of late jobs to the front
+// are scored, and no job is dropped (alone, a drop only loses).
+func (ev *evaluator) admitFrontWith(best scoredOrder, budget, window int) (scoredOrder, int) {
 	in := ev.in
 	n := len(in.jobs)
 	cand := make([]int, n)
@@ -174,12 +181,16 @@ func (ev *evaluator) admitFront(best scoredOrder, budget int) (scoredOrder, int)
 		if mustBeOnTime && ev.completions[k] > in.pj[k].Deadline {
 			return false
 		}
-		o, s, used := ev.windowSearch(cand, &s, min(admitFrontEvaluations, budget-spent), searchWindow, searchWindow, maxJump, nil)
-		spent += used
+		o := cand
+		if window > 0 {
+			var used int
+			o, s, used = ev.windowSearch(cand, &s, min(window, budget-spent), searchWindow, searchWindow, maxJump, nil)
+			spent += used
+		}
 		if !s.less(best.s) {
 			return false
 		}
-		best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+front") + "+front", o}, s}
+		best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+front") + "+front", slices.Clone(o)}, s}
 		return true
 	}
 	for spent < budget {
@@ -216,7 +227,7 @@ func (ev *evaluator) admitFront(best scoredOrder, budget int) (scoredOrder, int)
 		}
 		// Failing every admission, a job given up makes room (dropped to
 		// the back, the window search letting late jobs in).
-		for x := 0; !improved && x < min(len(onTime), dropBackJobs) && spent < budget; x++ {
+		for x := 0; !improved && window > 0 && x < min(len(onTime), dropBackJobs) && spent < budget; x++ {
 			dropped[onTime[x]] = true
 			improved = move(onTime[x], n, false)
 		}
