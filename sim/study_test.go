@@ -314,6 +314,29 @@ func (effortEcho) Solve(p solver.Problem) (solver.Result, error) {
 	return solver.Result{Value: fakeOpt(p, p.Metric) * float64(2+p.Options.Effort)}, nil
 }
 
+// echoStudy runs cfg (its instances, metrics, effort and search seeds) on
+// the default workload with echo as its one policy, against fakeOracle,
+// and fails t if the oracle sees the problem with any search options (an
+// effort or a search seed): the reference is searched as generated.
+func echoStudy(t *testing.T, echo solver.Solver, cfg StudyConfig) []Row {
+	t.Helper()
+	cfg.Workload = DefaultWorkload()
+	cfg.Policies = []string{"echo"}
+	cfg.Oracle = func(p solver.Problem, ms []penalty.Metric) ([]float64, error) {
+		if p.Options.Effort != 0 || p.Options.SearchSeed != 0 {
+			t.Errorf("effort %d, search seeds %d: the oracle saw effort %d, search seed %d",
+				cfg.Effort, cfg.SearchSeeds, p.Options.Effort, p.Options.SearchSeed)
+		}
+		return fakeOracle(p, ms)
+	}
+	cfg.byName = func(name string) (solver.Solver, bool) { return echo, name == "echo" }
+	rows, err := RunStudy(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
 // seedEcho scores a problem at fakeOpt times 1 plus the search seed it was
 // given, so a study shows which seeds reached the policy.
 type seedEcho struct{}
@@ -330,24 +353,11 @@ func (seedEcho) Solve(p solver.Problem) (solver.Result, error) {
 // than MaxSearchSeeds, or fewer than 0, is refused.
 func TestRunStudySearchSeeds(t *testing.T) {
 	for _, seeds := range []int{0, 1, 4} {
-		cfg := StudyConfig{
-			Workload:    DefaultWorkload(),
+		rows := echoStudy(t, seedEcho{}, StudyConfig{
 			Instances:   3,
 			Metrics:     []penalty.Metric{penalty.AvgResponseTime, penalty.Makespan},
-			Policies:    []string{"echo"},
 			SearchSeeds: seeds,
-			Oracle: func(p solver.Problem, ms []penalty.Metric) ([]float64, error) {
-				if p.Options.SearchSeed != 0 {
-					t.Errorf("seeds %d: the oracle saw search seed %d", seeds, p.Options.SearchSeed)
-				}
-				return fakeOracle(p, ms)
-			},
-			byName: func(name string) (solver.Solver, bool) { return seedEcho{}, name == "echo" },
-		}
-		rows, err := RunStudy(cfg, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 		want := 1 + float64(max(1, seeds)-1)/2
 		for _, r := range rows {
 			if math.Abs(r.Avg-want) > 1e-12 || math.Abs(r.Worst-want) > 1e-12 {
@@ -371,24 +381,11 @@ func TestRunStudySearchSeeds(t *testing.T) {
 // its oracle sees the problem as generated.
 func TestRunStudyEffort(t *testing.T) {
 	for _, effort := range []int{0, solver.FastestEffort, 3} {
-		cfg := StudyConfig{
-			Workload:  DefaultWorkload(),
+		rows := echoStudy(t, effortEcho{}, StudyConfig{
 			Instances: 4,
 			Metrics:   []penalty.Metric{penalty.AvgResponseTime},
-			Policies:  []string{"echo"},
 			Effort:    effort,
-			Oracle: func(p solver.Problem, ms []penalty.Metric) ([]float64, error) {
-				if p.Options.Effort != 0 {
-					t.Errorf("effort %d: the oracle saw effort %d", effort, p.Options.Effort)
-				}
-				return fakeOracle(p, ms)
-			},
-			byName: func(name string) (solver.Solver, bool) { return effortEcho{}, name == "echo" },
-		}
-		rows, err := RunStudy(cfg, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
+		})
 		if want := float64(2 + effort); len(rows) != 1 || math.Abs(rows[0].Avg-want) > 1e-12 {
 			t.Errorf("effort %d: rows %+v, want one with average ratio %v", effort, rows, want)
 		}

@@ -111,12 +111,14 @@ func (in *instance) lateByStake(dst []int, front []bool) []int {
 
 // admitFront moves each job late in best's order to the front of it, where
 // it completes soonest, the earliest deadline first, and where it is then
-// on time, runs a window search of admitFrontEvaluations from there (the
-// jobs it delays make room); the first result that beats best becomes
-// best, and the late jobs of the new best not yet tried are tried next.
-// When no late job pays, the on-time jobs (dropBackJobs of them, the least
-// weight per unit of work first) are dropped to the back the same way,
-// each followed by the window search, which can then let late jobs in.
+// on time, runs a window search of window evaluations from there (the jobs
+// it delays make room); the first result that beats best becomes best,
+// and the late jobs of the new best not yet tried are tried next. When no
+// late job pays, the on-time jobs (dropBackJobs of them, the least weight
+// per unit of work first) are dropped to the back the same way, each
+// followed by the window search, which can then let late jobs in. With a
+// window of 0 only the moves to the front are scored, and no job is
+// dropped (alone, a drop only loses).
 // It returns the best order found, or best, and the evaluations spent (one
 // schedule per job moved, and the window searches'; it moves no further
 // job once it has spent budget).
@@ -157,14 +159,7 @@ func (in *instance) lateByStake(dst []int, front []bool) []int {
 // 1.0039 to 1.0007 (worst 1.039 -> 1.007); every other cell of weighted
 // tardy jobs and tardy jobs was the same, but the unseen base case at
 // J = 50 (references at effort 10), 1.0006 -> 1.0007.
-func (ev *evaluator) admitFront(best scoredOrder, budget int) (scoredOrder, int) {
-	return ev.admitFrontWith(best, budget, admitFrontEvaluations)
-}
-
-// admitFrontWith is admitFront with window evaluations of window search
-// after each move; with none, only the moves of late jobs to the front
-// are scored, and no job is dropped (alone, a drop only loses).
-func (ev *evaluator) admitFrontWith(best scoredOrder, budget, window int) (scoredOrder, int) {
+func (ev *evaluator) admitFront(best scoredOrder, budget, window int) (scoredOrder, int) {
 	in := ev.in
 	n := len(in.jobs)
 	cand := make([]int, n)
@@ -240,8 +235,8 @@ func (ev *evaluator) admitFrontWith(best scoredOrder, budget, window int) (score
 
 // admitFrontShare is the share of the search's budget at scale that
 // dueSearch sets aside for admitFront on tardy jobs (what it does not spend
-// goes to the walks after it), and admitFrontEvaluations the window search
-// after each move (see admitFront).
+// goes to the walks after it), and admitFrontEvaluations its window
+// search after each move (see admitFront).
 const (
 	admitFrontShare       = 1.0 / 16
 	admitFrontEvaluations = 15

@@ -213,7 +213,7 @@ func TestDescendAtOnceIsTwoDescents(t *testing.T) {
 		got, spent := ev.descendAtOnce(starts, worst, budget)
 		want, wantSpent := worst, 0
 		for g := range 2 {
-			b, used := newEvaluator(in).descend([]scoredOrder{starts[g], starts[g+2]}, worst, budget/2)
+			b, used := newEvaluator(in).descend([]scoredOrder{starts[g], starts[g+2]}, worst, budget/2, false)
 			wantSpent += used
 			if b.s.less(want.s) {
 				want = b

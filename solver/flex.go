@@ -425,7 +425,7 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int, atOnce bool) scor
 	// scale's pre-phase (atOnce), whose descents from the deadline orders
 	// keep most of their first moves and record each: there it cost 0.6%
 	// more of a solve at J = 200 (scripts/instructions.sh).
-	ev.resumeMoves = !atOnce
+	resume := !atOnce
 	var starts []scoredOrder
 	add := func(c scoredOrder) {
 		for _, s := range starts {
@@ -453,7 +453,7 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int, atOnce bool) scor
 	if atOnce && len(starts) > 1 {
 		best, spent = ev.descendAtOnce(starts, sorted[0], budget)
 	} else {
-		best, spent = ev.descend(starts, sorted[0], budget)
+		best, spent = ev.descend(starts, sorted[0], budget, resume)
 	}
 	n := len(best.o.order)
 	rng := ev.rng(0x5eed)
@@ -471,7 +471,7 @@ func (ev *evaluator) improve(sorted []scoredOrder, budget int, atOnce bool) scor
 			kick[a], kick[b] = kick[b], kick[a]
 		}
 		s0 := ev.score(kick)
-		order, s, used := ev.localSearch(kick, s0, budget-spent-1)
+		order, s, used := ev.localSearch(kick, s0, budget-spent-1, resume)
 		spent += used + 1
 		walk, best = walkTo(walk, best, order, s)
 	}
@@ -494,12 +494,13 @@ func walkTo(walk, best scoredOrder, o []int, s score) (scoredOrder, scoredOrder)
 
 // descend runs local search from each of starts in turn, each with an
 // equal share of what is left of budget, and returns the best order found
-// if it beats best (else best) and the evaluations spent.
-func (ev *evaluator) descend(starts []scoredOrder, best scoredOrder, budget int) (scoredOrder, int) {
+// if it beats best (else best) and the evaluations spent; resume is
+// localSearch's.
+func (ev *evaluator) descend(starts []scoredOrder, best scoredOrder, budget int, resume bool) (scoredOrder, int) {
 	spent := 0
 	for x, st := range starts {
 		share := (budget - spent) / (len(starts) - x)
-		order, s, used := ev.localSearch(st.o.order, st.s, share)
+		order, s, used := ev.localSearch(st.o.order, st.s, share, resume)
 		spent += used
 		if s.less(best.s) {
 			best = scoredOrder{ordering{st.o.scheme + "+local_search", order}, s}
@@ -527,7 +528,7 @@ func (ev *evaluator) descendAtOnce(starts []scoredOrder, best scoredOrder, budge
 		for x := g; x < len(starts); x += 2 {
 			group = append(group, starts[x])
 		}
-		res[g].best, res[g].spent = e.descend(group, best, budget/2)
+		res[g].best, res[g].spent = e.descend(group, best, budget/2, false)
 	})
 	spent := 0
 	for _, r := range res {
@@ -649,10 +650,6 @@ type evaluator struct {
 	farJumps bool
 	// descent is levelDescent's workspace.
 	descent descentSpace
-	// resumeMoves makes localSearch score its moves from a recording of
-	// its incumbent (scoreResumed) rather than whole (improve sets it
-	// outside the search at scale's pre-phase).
-	resumeMoves bool
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).
@@ -1027,17 +1024,17 @@ func late(c, d float64) float64 {
 // save an expensive one when neither alone does, which no single move
 // shows (FLEX 4.1 base case, seed 2, instance 10, weighted tardy jobs: the
 // optimum gives up two jobs of weight 0.165 and 0.020 to keep one of 0.545).
-func (ev *evaluator) localSearch(start []int, s score, budget int) ([]int, score, int) {
+func (ev *evaluator) localSearch(start []int, s score, budget int, resume bool) ([]int, score, int) {
 	n := len(start)
 	order := append([]int(nil), start...)
 	cand := make([]int, n)
 	spent := 0
-	// Every move changes the order from some position on: with
-	// ev.resumeMoves the incumbent is recorded, and each move scored from
-	// the recording's prefix (scoreResumed), bit for bit what a whole
-	// schedule gives.
+	// Every move changes the order from some position on: with resume
+	// the incumbent is recorded, and each move scored from the
+	// recording's prefix (scoreResumed), bit for bit what a whole schedule
+	// gives (improve says when).
 	eval, kept := ev.score, func() {}
-	if ev.resumeMoves {
+	if resume {
 		ev.recordOrder(order)
 		eval, kept = ev.scoreResumed, func() { ev.recordOrder(order) }
 	}

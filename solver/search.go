@@ -670,7 +670,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// Late jobs to the front (admitFront), with the share set aside
 		// and what the stages before left; the walks get the rest.
 		var used int
-		best, used = ev.admitFront(best, reserved+max(0, budget-spent))
+		best, used = ev.admitFront(best, reserved+max(0, budget-spent), admitFrontEvaluations)
 		spent += used - reserved
 	}
 	if left := budget - spent; left > 0 {
@@ -680,15 +680,15 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// The walks move jobs so that a late job's move to the front can
 		// pay where it did not before them: those moves once more, without
 		// the window search (one schedule per late job and round), with at
-		// most as many schedules again as admitFront's share
-		// (admitFrontWith). On the unseen seed 10 at J = 200, instance 7,
-		// FLEX's answer had job 109 (due 0.395) late 24th, and first it is
+		// most as many schedules again as admitFront's share. On the
+		// unseen seed 10 at J = 200, instance 7, FLEX's answer had job
+		// 109 (due 0.395) late 24th, and first it is
 		// on time with nothing else changed: the best known value (2.8810
 		// -> 2.7459). Unseen J = 200 base case 1.0041 -> 1.0028 (worst
 		// 1.049 -> 1.025; the same with eight seeds of the kicks), every
 		// other cell of weighted tardy jobs and tardy jobs the same; J = 200
 		// up to 3% slower (docs/solver-at-scale-log.md, session 41).
-		best, _ = ev.admitFrontWith(best, reserved, 0)
+		best, _ = ev.admitFront(best, reserved, 0)
 	}
 	return best
 }
