@@ -668,9 +668,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	}
 	if reserved > 0 {
 		// Late jobs to the front (admitFront), with the share set aside
-		// and what the stages before left; the walks get the rest.
+		// and what the stages before left, at most the share on
+		// admissions just in time; the walks get the rest.
 		var used int
-		best, used = ev.admitFront(best, reserved+max(0, budget-spent), admitFrontEvaluations)
+		best, used = ev.admitFront(best, reserved+max(0, budget-spent), admitFrontEvaluations, reserved)
 		spent += used - reserved
 	}
 	if left := budget - spent; left > 0 {
@@ -679,8 +680,13 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	if reserved > 0 {
 		// The walks move jobs so that a late job's move to the front can
 		// pay where it did not before them: those moves once more, without
-		// the window search (one schedule per late job and round), with at
-		// most as many schedules again as admitFront's share. On the
+		// the window search (one schedule per late job and round), and
+		// where one does not pay the admission just in time
+		// (justInTime.admit), with at most twice admitFront's share of
+		// schedules: on seed 20's second setting at J = 100, instance 1,
+		// the trades that take weighted tardy jobs from 2.309 to 1.976
+		// come after the walks (twice the share: 1.0048 -> 1.0023 on that
+		// cell). On the
 		// unseen seed 10 at J = 200, instance 7, FLEX's answer had job
 		// 109 (due 0.395) late 24th, and first it is
 		// on time with nothing else changed: the best known value (2.8810
@@ -688,7 +694,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// 1.049 -> 1.025; the same with eight seeds of the kicks), every
 		// other cell of weighted tardy jobs and tardy jobs the same; J = 200
 		// up to 3% slower (docs/solver-at-scale-log.md, session 41).
-		best, _ = ev.admitFront(best, reserved, 0)
+		best, _ = ev.admitFront(best, 2*reserved, 0, 2*reserved)
 	}
 	return best
 }
