@@ -312,23 +312,12 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 	// into j.cand, and scores it there; false when x is late even first
 	// or the budget is spent.
 	latest := func(o []int, x int) (score, bool) {
-		cur := slices.Index(o, x)
-		lo, hi := -1, cur
-		for hi-lo > 1 && spent < budget {
-			mid := (lo + hi) / 2
-			moveTo(j.cand, o, cur, mid)
-			ev.score(j.cand)
-			spent++
-			if ev.completions[x] <= in.pj[x].Deadline {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		if lo < 0 || spent >= budget {
+		at, used := ev.latestOnTime(j.cand, o, x, budget-spent)
+		spent += used
+		if at < 0 || spent >= budget {
 			return score{}, false
 		}
-		moveTo(j.cand, o, cur, lo)
+		moveTo(j.cand, o, slices.Index(o, x), at)
 		spent++
 		return ev.score(j.cand), true
 	}
@@ -401,6 +390,28 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 		spent += used
 	}
 	return o, s, spent
+}
+
+// latestOnTime is the latest position before its own in o where job x is
+// on time once moved there, -1 when it is late even first, found by
+// bisection (a job moved earlier finishes no later, up to MPS's
+// rounding), with dst as the workspace; and the evaluations it spent, at
+// most budget (the position then is the latest found on time so far).
+func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, spent int) {
+	cur := slices.Index(o, x)
+	lo, hi := -1, cur
+	for hi-lo > 1 && spent < budget {
+		mid := (lo + hi) / 2
+		moveTo(dst, o, cur, mid)
+		ev.score(dst)
+		spent++
+		if ev.completions[x] <= ev.in.pj[x].Deadline {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, spent
 }
 
 // jitChainSteps is how many jobs justInTime.admit gives up or admits after

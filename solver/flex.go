@@ -618,7 +618,10 @@ type evaluator struct {
 	// tardinessOnly is true for sums of (weighted) tardiness only:
 	// dueSearch skips the split searches (window search does better).
 	tardinessOnly bool
-	evaluations   int
+	// weightedTardiness is true for sums of weighted tardiness only
+	// (farLate).
+	weightedTardiness bool
+	evaluations       int
 	// guessed counts the terms of the guesses made (guessMoves), which
 	// the searches' budgets count too (incumbent.spent).
 	guessed int
@@ -700,8 +703,9 @@ func newEvaluator(in *instance) *evaluator {
 	}
 	ev.deadlines = ev.plateau && in.agg == penalty.Sum
 	sum := in.agg == penalty.Sum
-	ev.tardyOnly, ev.slaOnly, ev.tardinessOnly = sum, sum, sum
+	ev.tardyOnly, ev.slaOnly, ev.tardinessOnly, ev.weightedTardiness = sum, sum, sum, sum
 	for _, m := range in.distinctMetrics() {
+		ev.weightedTardiness = ev.weightedTardiness && m == penalty.WeightedTardiness
 		ev.tardyOnly = ev.tardyOnly && (m == penalty.TardyJobs || m == penalty.WeightedTardyJobs)
 		ev.slaOnly = ev.slaOnly && m == penalty.SLACost
 		ev.tardinessOnly = ev.tardinessOnly && (m == penalty.AvgTardiness || m == penalty.WeightedTardiness)

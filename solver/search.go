@@ -674,6 +674,11 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		best, used = ev.admitFront(best, reserved+max(0, budget-spent), admitFrontEvaluations, reserved)
 		spent += used - reserved
 	}
+	if left := budget - spent; left > 0 && ev.weightedTardiness && n >= budgetBoundJobs {
+		var used int
+		best, used = ev.farLate(best, left)
+		spent += used
+	}
 	if left := budget - spent; left > 0 {
 		best = ev.iterateWalks(best, left)
 	}

@@ -384,3 +384,60 @@ func (ev *evaluator) kickSpan() int {
 	}
 	return kickReaches
 }
+
+// farLate moves the late job of best with the most weighted tardiness to
+// the latest position where it is on time (the front when it is late
+// everywhere) and runs a window search of farLateEvaluations from there,
+// keeping the result when it beats best. It returns the best order and the
+// evaluations spent, at most budget.
+//
+// Why: a big job late far down the order blocks nothing behind it, but
+// brought forward it takes most of the slots from its place and delays
+// dozens of jobs, which then have to move around it; no window move nor
+// kick (within 24 positions) makes that first step, and the second search
+// (farJumps) jumps far only in its descent from its own start. On seed
+// 20's base case at J = 200, instance 2 (a seed the search was not tuned
+// on), FLEX had job 52 (weight 0.087, 287 slot-seconds, due 1.955) late
+// 120th at 6.38 s; moved to 35th and the window search from there, 1.915
+// -> 1.750 (the best known 1.729; effort 2 found 1.743 so). Measured at
+// the default effort on weighted tardiness, J = 200, average / worst: seed
+// 20's base case 1.0284 / 1.107 -> 1.0118 / 1.028; the other seven cells
+// (seeds 1, 20 and 21, unseen seeds 10 to 13; both settings) within
+// -0.0005 to +0.0003, summed excess of the eight 0.0713 -> 0.0546. Two
+// jobs in turn: 1.0121 there and the others no better; avg_tardiness did
+// worse with it (unseen base case 1.0044 / 1.017 -> 1.0060 / 1.031), and
+// at J = 100 it changed nothing beyond noise (docs/solver-at-scale-log.md,
+// session 42).
+func (ev *evaluator) farLate(best scoredOrder, budget int) (scoredOrder, int) {
+	in := ev.in
+	ev.score(best.o.order)
+	spent := 1
+	k, most := -1, 0.0
+	for _, x := range best.o.order {
+		if c := ev.completions[x]; c > in.pj[x].Deadline {
+			if v := in.pj[x].Weight * (c - in.pj[x].Deadline); k < 0 || v > most {
+				k, most = x, v
+			}
+		}
+	}
+	if k < 0 || spent >= budget {
+		return best, spent
+	}
+	cand := make([]int, len(best.o.order))
+	at, used := ev.latestOnTime(cand, best.o.order, k, budget-spent)
+	spent += used
+	cur := slices.Index(best.o.order, k)
+	if at = max(at, 0); at >= cur || spent >= budget {
+		return best, spent
+	}
+	moveTo(cand, best.o.order, cur, at)
+	s := ev.score(cand)
+	spent++
+	o, s, used := ev.windowSearch(cand, &s, min(farLateEvaluations, budget-spent), searchWindow, searchWindow, maxJump, nil)
+	spent += used
+	return best.beatenBy(o, s, "+far"), spent
+}
+
+// farLateEvaluations is farLate's window search: 150, 300 and 500 found
+// the same.
+const farLateEvaluations = 150
