@@ -182,6 +182,13 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     order has 5 tardy jobs where FLEX had 6, three jobs in and two out
 //     where no one-for-one trade pays; on weighted tardy jobs 2.0011
 //     where FLEX had 2.3090, two in for one out (justInTime.admit);
+//   - seed 23's base case at J = 100, instance 5: weighted tardy jobs
+//     1.8600 where FLEX had 1.9445, one job in for two out (its chain
+//     never started: admitFront's budget went to chains of jobs late even
+//     first);
+//   - seed 23's base case at J = 200, instance 0: 8 tardy jobs where FLEX
+//     had 9, a late job in the middle of the order given up to let one in
+//     (the chain gives up jobs already late first);
 //   - seed 21's base case at J = 200, instance 3: max_weighted_lateness
 //     balanced over dozens of jobs, 0.13858 where FLEX stopped at 0.17383
 //     with four times criticalBudget (criticalIterated);
@@ -190,6 +197,7 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     the best known orders have it about 35th (farLate).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
+	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
 	second100 := Workload{Jobs: 100, Slots: 1000, Small: 0.5, Slack: 0.35}
 	for _, c := range []struct {
 		w        Workload
@@ -201,6 +209,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 	}{
 		{second100, 20, 1, penalty.TardyJobs, 5, 1},
 		{second100, 20, 1, penalty.WeightedTardyJobs, 2.0011, 1.01},
+		{base100, 23, 5, penalty.WeightedTardyJobs, 1.8600, 1.01},
+		{base200, 23, 0, penalty.TardyJobs, 8, 1},
 		{base200, 21, 3, penalty.MaxWeightedLateness, 0.13858, 1.01},
 		{base200, 20, 2, penalty.WeightedTardiness, 1.7295, 1.02},
 	} {
