@@ -186,12 +186,18 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     1.8600 where FLEX had 1.9445, one job in for two out (its chain
 //     never started: admitFront's budget went to chains of jobs late even
 //     first);
+//   - seed 21's base case at J = 100, instance 6: 5 tardy jobs where FLEX
+//     had 6, a job admitted one place earlier and the one it made late
+//     moved earlier too (justInTime.admit);
 //   - seed 23's base case at J = 200, instance 0: 8 tardy jobs where FLEX
 //     had 9, a late job in the middle of the order given up to let one in
 //     (the chain gives up jobs already late first);
 //   - seed 21's base case at J = 200, instance 3: max_weighted_lateness
 //     balanced over dozens of jobs, 0.13858 where FLEX stopped at 0.17383
 //     with four times criticalBudget (criticalIterated);
+//   - seed 22's base case at J = 100, instance 3: max_tardiness 0.29149
+//     where FLEX stopped at 1.100 times it with twice criticalBudget
+//     (criticalIterated);
 //   - seed 20's base case at J = 200, instance 2: weighted tardiness
 //     1.7295 where FLEX stopped at 1.9151 with job 52 late 120th, where
 //     the best known orders have it about 35th (farLate).
@@ -210,8 +216,10 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{second100, 20, 1, penalty.TardyJobs, 5, 1},
 		{second100, 20, 1, penalty.WeightedTardyJobs, 2.0011, 1.01},
 		{base100, 23, 5, penalty.WeightedTardyJobs, 1.8600, 1.01},
+		{base100, 21, 6, penalty.TardyJobs, 5, 1},
 		{base200, 23, 0, penalty.TardyJobs, 8, 1},
 		{base200, 21, 3, penalty.MaxWeightedLateness, 0.13858, 1.01},
+		{base100, 22, 3, penalty.MaxTardiness, 0.29149, 1.01},
 		{base200, 20, 2, penalty.WeightedTardiness, 1.7295, 1.02},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
