@@ -173,11 +173,11 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int)
 	tried, dropped := make([]bool, n), make([]bool, n)
 	var late, onTime []int
 	spent := 0
+	// lateFirst is whether the job move last moved was late even first.
+	lateFirst := false
 	// move moves job k to position to (0 the front, n the back) and, unless
 	// it must be on time there and is not, runs the window search from
 	// there; it reports whether that beat best (best is then its answer).
-	// lateFirst is whether the last job move tried was late even first.
-	lateFirst := false
 	move := func(k, to int, mustBeOnTime bool) bool {
 		moveTo(cand, best.o.order, slices.Index(best.o.order, k), to)
 		s := ev.score(cand)
@@ -198,9 +198,12 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int)
 		best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+front") + "+front", slices.Clone(o)}, s}
 		return true
 	}
+	// The chains move the job they make late earlier on tardy jobs, and on
+	// weighted tardy jobs from budgetBoundJobs (see justInTime.admit).
+	unweighted := !slices.ContainsFunc(in.distinctMetrics(), func(m penalty.Metric) bool { return m != penalty.TardyJobs })
 	jit := justInTime{ev: ev, onTime: make([]bool, n), late: make([]bool, n), keep: make([]bool, n), out: make([]bool, n),
 		cand: make([]int, n), scratch: make([]int, n), chain: make([]int, n),
-		reposition: n >= budgetBoundJobs || !slices.ContainsFunc(in.distinctMetrics(), func(m penalty.Metric) bool { return m != penalty.TardyJobs })}
+		reposition: n >= budgetBoundJobs || unweighted}
 	jitSpent := 0
 	// admit admits late job k just in time (none once jitBudget is spent);
 	// it reports whether that beat best (best is then its answer).
@@ -283,18 +286,21 @@ type justInTime struct {
 // admit is an ejection chain from best, Moore-Hodgson's rule (FLEX 3.2
 // names it for tardy jobs) in order space: late job k goes to the latest
 // position where it is on time (found by bisection); then, for up to
-// jitChainSteps steps, while a job that must stay on time is late, that
-// job is moved earlier, to the latest position where it is on time again
-// (once per job, where reposition says so), or else a job up to it (it
-// among them, k not) is given up, moved to the back: one late where the
-// chain started if any (nothing lost; the biggest), else the one with the
-// least stake per unit of work; and once none is, the
-// late job with the earliest deadline comes in at the latest position where
-// it is on time, in the room the jobs given up left. The best order of the
-// chain, after a window search of admitFrontEvaluations from it, is the
-// answer, nil when k is late even first. It spends at most budget
-// evaluations and returns how many it spent. j.onTime must hold which
-// jobs are on time in best.
+// jitChainSteps steps:
+//   - while a job that must stay on time is late, that job is moved
+//     earlier, to the latest position where it is on time again (once per
+//     job, where reposition says so), or else a job up to it (it among
+//     them, k not) is given up, moved to the back: one late where the
+//     chain started if any (nothing lost; the biggest), else the one with
+//     the least stake per unit of work;
+//   - once none is, the late job with the earliest deadline comes in at
+//     the latest position where it is on time, in the room the jobs given
+//     up left.
+//
+// The best order of the chain, after a window search of
+// admitFrontEvaluations from it, is the answer, nil when k is late even
+// first. It spends at most budget evaluations and returns how many it
+// spent. j.onTime must hold which jobs are on time in best.
 //
 // Why: admitFront's move to the front, the exchanges (on the split shape,
 // the front in key order) and the window searches (one job at a time) do
