@@ -195,7 +195,7 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int)
 		if !s.less(best.s) {
 			return false
 		}
-		best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+front") + "+front", slices.Clone(o)}, s}
+		best = best.beatenBy(slices.Clone(o), s, "+front")
 		return true
 	}
 	// The chains move the job they make late earlier on tardy jobs, and on
@@ -217,7 +217,7 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int)
 		if o == nil || !s.less(best.s) {
 			return false
 		}
-		best = scoredOrder{ordering{strings.TrimSuffix(best.o.scheme, "+front") + "+front", o}, s}
+		best = best.beatenBy(o, s, "+front")
 		return true
 	}
 	for spent < budget {

@@ -691,11 +691,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// schedules: on seed 20's second setting at J = 100, instance 1,
 		// the trades that take weighted tardy jobs from 2.309 to 1.976
 		// come after the walks (twice the share: 1.0048 -> 1.0023 on that
-		// cell). On the
-		// unseen seed 10 at J = 200, instance 7, FLEX's answer had job
-		// 109 (due 0.395) late 24th, and first it is
-		// on time with nothing else changed: the best known value (2.8810
-		// -> 2.7459). Unseen J = 200 base case 1.0041 -> 1.0028 (worst
+		// cell). On the unseen seed 10 at J = 200, instance 7, FLEX's
+		// answer had job 109 (due 0.395) late 24th, and first it is on
+		// time with nothing else changed: the best known value (2.8810 ->
+		// 2.7459). Unseen J = 200 base case 1.0041 -> 1.0028 (worst
 		// 1.049 -> 1.025; the same with eight seeds of the kicks), every
 		// other cell of weighted tardy jobs and tardy jobs the same; J = 200
 		// up to 3% slower (docs/solver-at-scale-log.md, session 41).
