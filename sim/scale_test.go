@@ -200,7 +200,11 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     (criticalIterated);
 //   - seed 20's base case at J = 200, instance 2: weighted tardiness
 //     1.7295 where FLEX stopped at 1.9151 with job 52 late 120th, where
-//     the best known orders have it about 35th (farLate).
+//     the best known orders have it about 35th (farLate);
+//   - seed 24's base case at J = 200, instance 2: weighted tardiness
+//     3.3915 where FLEX stopped at 3.5102 with job 163 (little weight,
+//     late anyway) 94th, ahead of late jobs of higher weight per unit of
+//     work, where the best known orders have it about 160th (smithBack).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -221,6 +225,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base200, 21, 3, penalty.MaxWeightedLateness, 0.13858, 1.01},
 		{base100, 22, 3, penalty.MaxTardiness, 0.29149, 1.01},
 		{base200, 20, 2, penalty.WeightedTardiness, 1.7295, 1.02},
+		{base200, 24, 2, penalty.WeightedTardiness, 3.3915, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

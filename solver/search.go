@@ -678,6 +678,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		var used int
 		best, used = ev.farLate(best, left)
 		spent += used
+		if left := budget - spent; left > 0 {
+			best, used = ev.smithBack(best, left)
+			spent += used
+		}
 	}
 	if left := budget - spent; left > 0 {
 		best = ev.iterateWalks(best, left)
