@@ -479,8 +479,9 @@ func (ev *evaluator) smithBack(best scoredOrder, budget int) (scoredOrder, int) 
 	ev.score(order)
 	spent := 1
 	ratio := func(k int) float64 { return in.stake(k) / in.work[k] }
-	// The late jobs by ratio, highest first; behind[x] is the last
-	// position of the late jobs with a higher ratio than late[x]'s.
+	// The late jobs' positions by ratio, highest first; scanning them,
+	// last is the last position of the late jobs of a higher ratio than
+	// the one at hand.
 	var late []int
 	for x, k := range order {
 		if ev.completions[k] > in.pj[k].Deadline {
