@@ -204,10 +204,14 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seed 24's base case at J = 200, instance 2: weighted tardiness
 //     3.3915 where FLEX stopped at 3.5102 with job 163 (little weight,
 //     late anyway) 94th, ahead of late jobs of higher weight per unit of
-//     work, where the best known orders have it about 160th (smithBack).
+//     work, where the best known orders have it about 160th (smithBack);
+//   - seed 25's second setting at J = 200, instance 2: 25 tardy jobs
+//     where FLEX had 26 with its budget on tardy jobs then
+//     (tardyBoundGrowth).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
+	second200 := Workload{Jobs: 200, Slots: 2000, Small: 0.5, Slack: 0.35}
 	second100 := Workload{Jobs: 100, Slots: 1000, Small: 0.5, Slack: 0.35}
 	for _, c := range []struct {
 		w        Workload
@@ -226,6 +230,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base100, 22, 3, penalty.MaxTardiness, 0.29149, 1.01},
 		{base200, 20, 2, penalty.WeightedTardiness, 1.7295, 1.02},
 		{base200, 24, 2, penalty.WeightedTardiness, 3.3915, 1.01},
+		{second200, 25, 2, penalty.TardyJobs, 25, 1},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric
