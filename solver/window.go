@@ -430,12 +430,23 @@ func (ev *evaluator) farLate(best scoredOrder, budget int) (scoredOrder, int) {
 	if at = max(at, 0); at >= cur || spent >= budget {
 		return best, spent
 	}
-	moveTo(cand, best.o.order, cur, at)
-	s := ev.score(cand)
-	spent++
-	o, s, used := ev.windowSearch(cand, &s, min(farLateEvaluations, budget-spent), searchWindow, searchWindow, maxJump, nil)
+	o, s, used := ev.settleMove(best.o.order, cur, at, min(farLateEvaluations, budget-spent-1))
 	spent += used
 	return best.beatenBy(o, s, "+far"), spent
+}
+
+// settleMove moves the job at position from of order to position to
+// (moveTo's convention) in a new order, scores it there and runs a window
+// search of at most evals evaluations from it: how the far moves (farLate,
+// smithBack) let the jobs they pass settle around the moved job. It returns
+// the search's answer and the evaluations spent, the move's schedule
+// included.
+func (ev *evaluator) settleMove(order []int, from, to, evals int) ([]int, score, int) {
+	cand := make([]int, len(order))
+	moveTo(cand, order, from, to)
+	s := ev.score(cand)
+	o, s, used := ev.windowSearch(cand, &s, evals, searchWindow, searchWindow, maxJump, nil)
+	return o, s, used + 1
 }
 
 // farLateEvaluations is farLate's window search: 150, 300 and 500 found
@@ -475,7 +486,6 @@ const farLateEvaluations = 150
 func (ev *evaluator) smithBack(best scoredOrder, budget int) (scoredOrder, int) {
 	in := ev.in
 	order := best.o.order
-	n := len(order)
 	ev.score(order)
 	spent := 1
 	ratio := func(k int) float64 { return in.stake(k) / in.work[k] }
@@ -508,15 +518,11 @@ func (ev *evaluator) smithBack(best scoredOrder, budget int) (scoredOrder, int) 
 	}
 	// The lowest ratio first: moves were made highest first.
 	slices.Reverse(moves)
-	cand := make([]int, n)
 	for x, m := range moves {
 		if x == smithBackTries || spent >= budget {
 			break
 		}
-		moveTo(cand, order, m.from, m.to)
-		s := ev.score(cand)
-		spent++
-		o, s, used := ev.windowSearch(slices.Clone(cand), &s, min(smithBackEvaluations, budget-spent), searchWindow, searchWindow, maxJump, nil)
+		o, s, used := ev.settleMove(order, m.from, m.to, min(smithBackEvaluations, budget-spent-1))
 		spent += used
 		best = best.beatenBy(o, s, "+smith")
 	}
