@@ -207,7 +207,10 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     work, where the best known orders have it about 160th (smithBack);
 //   - seed 25's second setting at J = 200, instance 2: 25 tardy jobs
 //     where FLEX had 26 with its budget on tardy jobs then
-//     (tardyBoundGrowth).
+//     (tardyBoundGrowth);
+//   - seed 11's base case at J = 200, instance 3: max_weighted_tardiness
+//     0.227908 where FLEX's one chain of kicks stopped at 1.043 times it
+//     (iterateCriticals' second chain finds it).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -231,6 +234,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base200, 20, 2, penalty.WeightedTardiness, 1.7295, 1.02},
 		{base200, 24, 2, penalty.WeightedTardiness, 3.3915, 1.01},
 		{second200, 25, 2, penalty.TardyJobs, 25, 1},
+		{base200, 11, 3, penalty.MaxWeightedTardiness, 0.227908, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -260,7 +260,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 				// hundred schedules (docs/solver-at-scale-log.md).
 				cb := criticalBudget(n) * max(DefaultEffort, p.Options.Effort)
 				o, s, used := ev.criticalSearch(improved.o.order, &improved.s, cb)
-				o, s = ev.iterateCritical(o, s, used, criticalIterated(n)*cb)
+				o, s = ev.iterateCriticals(o, s, used, criticalIterated(n)*cb)
 				improved = improved.beatenBy(o, s, "+critical")
 			}
 		}
