@@ -210,7 +210,11 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     (tardyBoundGrowth);
 //   - seed 11's base case at J = 200, instance 3: max_weighted_tardiness
 //     0.227908 where FLEX's one chain of kicks stopped at 1.043 times it
-//     (iterateCriticals' second chain finds it).
+//     (iterateCriticals' second chain finds it);
+//   - seed 23's second setting at J = 200, instance 2: weighted tardy jobs
+//     7.41927 (below the reference search's 7.46133) where FLEX had
+//     7.53124 before the exchanges under the jit key ran beside the
+//     deadline key's (jitExchanges).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -235,6 +239,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base200, 24, 2, penalty.WeightedTardiness, 3.3915, 1.01},
 		{second200, 25, 2, penalty.TardyJobs, 25, 1},
 		{base200, 11, 3, penalty.MaxWeightedTardiness, 0.227908, 1.01},
+		{second200, 23, 2, penalty.WeightedTardyJobs, 7.41927, 1.005},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

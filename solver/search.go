@@ -543,10 +543,22 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// to 100 (weighted seeds 7 and 9 at J = 100 1.000 -> 0.989 and
 		// 1.017 -> 1.009), none worse; J = 100 took 1.08 to 1.12 times
 		// as long (15 to 16.5 ms), J = 200 within 3%.
+		//
+		// From budgetBoundJobs jobs the window search converges in 50
+		// to 80 evaluations where the exchanges spend all that is left
+		// (1,000 to 1,500): its core idled for a third of the solve.
+		// The exchanges under the jit key follow it there, from its
+		// answer (jitExchanges).
 		if left := budget - spent; left > 0 {
 			exchangesBeside(left, func(e *evaluator, from scoredOrder) (scoredOrder, int) {
 				o, s, u := e.windowSearch(from.o.order, &from.s, left, searchWindow, searchWindow, maxJump, nil)
-				return from.beatenBy(o, s, "+window"), u
+				r := from.beatenBy(o, s, "+window")
+				if n >= budgetBoundJobs && u < left {
+					var used int
+					r, used = e.jitExchanges(r, back, left-u)
+					u += used
+				}
+				return r, u
 			})
 			// And a repair (admitRepair) of the set they end on.
 			var used int
