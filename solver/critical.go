@@ -105,10 +105,16 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int,
 
 // iterateCriticals is iterateCritical on two evaluators at once, each with
 // the whole budget and kicks of its own, and the better answer (the
-// first's among equals, the first being iterateCritical's single chain as
-// it ran before). The search at scale on a maximum is one chain of kicks
-// and descents that would otherwise hold one core of two: a second chain
-// in the same wall time ends in another basin.
+// first's among equals; the first chain's kicks are the single chain's
+// before there were two). One chain held one core of two, 92% of a
+// maximum's solve at J = 200; a second in the same wall time ends in
+// another basin. On the deadline maxima at J = 200, 22 cells (seeds 1, 10
+// to 13 and 20 to 25, both settings), the summed excess over the best
+// known went 0.0928 to 0.1025 -> 0.0638 to 0.0783 a metric, cells past 1%
+// 3 -> 1, none worse; at J = 100 (seeds 20 to 25) 0.0054 to 0.0078 ->
+// 0.0012 to 0.0054. Time the same at J = 100 and 200, J = 1,000 17 to
+// 20% more (docs/solver-at-scale-log.md, session 44). A second chain from
+// another start did worse than a second stream of kicks from the same one.
 func (ev *evaluator) iterateCriticals(best []int, bestS score, spent, budget int) ([]int, score) {
 	var res [2]scoredOrder
 	ev.atOnce(2, func(e *evaluator, x int) {

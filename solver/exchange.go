@@ -840,10 +840,11 @@ func (ev *evaluator) exchangeKeys(keys []dueKey, onTime []bool, back []int, best
 // their order if it lowers the objective itself, from otherwise, with the
 // evaluations spent. On the tie-breaker alone it is not taken: dueSearch
 // runs it beside the exchanges under the deadline key (exchangesBeside),
-// and a set that only ties their count but pulls on deadlines differently
-// sent the stages after them elsewhere; with it taken on either, tardy
-// jobs at J = 200 went from 0.0230 to 0.0430 of summed excess over the
-// best known in 22 cells (docs/solver-at-scale-log.md, session 44).
+// and an order that only ties their count sent the stages after them
+// elsewhere. Taken on the tie-breaker too, the 22 cells at J = 200 of
+// docs/solver-at-scale-log.md (session 44) read the same, but on seed
+// 27's base case (a seed no choice was made on) one instance went from
+// the best known 8 tardy jobs to 9.
 func (ev *evaluator) jitExchanges(from scoredOrder, back []int, budget int) (scoredOrder, int) {
 	n := len(from.o.order)
 	o, s, used := ev.swapSearch(ev.onTimeSet(from.o.order), sortedBy(n, ev.in.jitDue), back, budget)
