@@ -706,6 +706,10 @@ type evaluator struct {
 	// is long rather than maxJump (dueSearches' second search on
 	// tardiness).
 	farJumps bool
+	// kicks is added to every random stream of the evaluator's (rng):
+	// two searches alike from one order (slaSearches' second half) then
+	// kick apart.
+	kicks uint64
 	// descent is levelDescent's workspace.
 	descent descentSpace
 }

@@ -109,10 +109,13 @@ func TestIterateWalks(t *testing.T) {
 // at once, each is the one dueSearch makes alone with one walk: on
 // tardiness alone from the best order and, jumping far, from SRPT below
 // budgetBoundJobs jobs and from the best other candidate from there; on
-// SLA cost from the best order with the split descent and, without it,
-// from the best other candidate below budgetBoundJobs and from the best
-// order from there; and that it answers the better. On some instance the
-// second must win, or it buys nothing.
+// SLA cost (slaSearches), with half the budget, from the best order with
+// the split descent and, without it, from the best other candidate below
+// budgetBoundJobs and from the best order from there, then with the other
+// half two searches without it from the better answer, kicked apart; and
+// that it answers the best. On some instance the second must win, or it
+// buys nothing, and on SLA cost the second half's two searches must end
+// apart on some instance, or its kicks do not differ.
 func TestDueSearches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	tardiness := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}
@@ -127,7 +130,7 @@ func TestDueSearches(t *testing.T) {
 		{sla, 30, 60, 300},
 		{sla, budgetBoundJobs, 20, 300},
 	} {
-		secondWon := 0
+		secondWon, apart := 0, 0
 		for i := range 10 {
 			m := c.metrics[i%len(c.metrics)]
 			in := deadlineInstance(t, rng, c.jobs+rng.IntN(c.more), m)
@@ -148,6 +151,10 @@ func TestDueSearches(t *testing.T) {
 			})
 			best := sorted[0]
 			got := ev.dueSearches(best, sorted, c.budget)
+			first := c.budget
+			if m == penalty.SLACost {
+				first = c.budget / 2
+			}
 			var alone [2]scoredOrder
 			for x := range 2 {
 				start := best
@@ -173,12 +180,26 @@ func TestDueSearches(t *testing.T) {
 						start = sorted[other]
 					}
 				}
-				alone[x] = e.dueSearch(start, c.budget)
+				alone[x] = e.dueSearch(start, first)
 			}
 			want := alone[0]
 			if alone[1].s.less(alone[0].s) {
 				want = alone[1]
 				secondWon++
+			}
+			if m == penalty.SLACost {
+				mid := want
+				for x := range 2 {
+					e := newEvaluator(in)
+					e.walks, e.noSplit, e.kicks = 1, true, slaSecondKicks+uint64(x)
+					alone[x] = e.dueSearch(mid, c.budget-first)
+					if alone[x].s.less(want.s) {
+						want = alone[x]
+					}
+				}
+				if !slices.Equal(alone[0].o.order, alone[1].o.order) {
+					apart++
+				}
 			}
 			if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
 				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, n, got.s, want.s)
@@ -186,6 +207,9 @@ func TestDueSearches(t *testing.T) {
 		}
 		if secondWon == 0 {
 			t.Errorf("%v from %d jobs: the second search never won", c.metrics, c.jobs)
+		}
+		if slices.Contains(c.metrics, penalty.SLACost) && apart == 0 {
+			t.Errorf("%v from %d jobs: the second half's searches never ended apart", c.metrics, c.jobs)
 		}
 	}
 }
