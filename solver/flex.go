@@ -707,7 +707,7 @@ type evaluator struct {
 	// tardiness).
 	farJumps bool
 	// kicks is added to every random stream of the evaluator's (rng):
-	// two searches alike from one order (slaSearches' second half) then
+	// two searches alike from one order (searchHalves' second half) then
 	// kick apart.
 	kicks uint64
 	// descent is levelDescent's workspace.

@@ -350,8 +350,8 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 	} else if !ev.slaOnly {
 		return ev.dueSearch(best, budget)
 	}
-	if ev.slaOnly {
-		return ev.slaSearches(starts, budget)
+	if ev.slaOnly || ev.tardinessOnly && n >= budgetBoundJobs {
+		return ev.searchHalves(starts, budget)
 	}
 	var res [2]scoredOrder
 	ev.atOnce(2, func(e *evaluator, x int) {
@@ -365,41 +365,52 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 	return res[0]
 }
 
-// slaSearches is dueSearches' two searches on SLA cost, in two halves of
-// the budget: the two searches from starts (the second without the split
-// descent, noSplit), each with half; then two searches from the better
-// answer (the first's among equals), both without the split descent and
-// with kicks of their own, each with the other half. It returns the best
-// of the three answers, the earliest among equals.
+// searchHalves is dueSearches' two searches, on SLA cost and, from
+// budgetBoundJobs jobs, on tardiness, in two halves of the budget: the two
+// searches from starts (the second without the split descent on SLA cost,
+// jumping far on tardiness), each with half; then two searches from the
+// better answer (the first's among equals), both as the first search was
+// but without the split descent on SLA cost, with random streams of their
+// own (evaluator.kicks), each with the other half. It returns the best of
+// the three answers, the earliest among equals.
 //
-// Why: two searches from two starts end 2% apart on average at J = 200
-// (110 instances, each the better on about half of them), in basins of
-// their own; the better basin is worth the second half of both cores,
-// kicked two ways, more than the worse is worth the half it would have
-// kept. Measured at the default effort, SLA cost, summed excess over the
-// best known, two seeds of the kicks: 22 cells at J = 200 (seeds 1, 10 to
-// 13 and 20 to 25, both settings) 0.3181 -> 0.2760, cells past 1% 18 ->
-// 13; 22 cells at J = 100 0.1700 -> 0.1506; seeds 28 and 29 at J = 200
-// (four cells, no choice made on them) 0.0562 -> 0.0461, seeds 26 and 27
-// 0.0639 -> 0.0665. Splitting at 0.3 or 0.7 of the budget did less
-// (0.2925 and 0.2789 with one seed, against 0.2743 at a half and 0.2996
-// before); the second half's two searches as the first's (one with the
-// split descent, the same kicks) did worse than before, 0.3257
-// (docs/solver-at-scale-log.md, session 44).
-func (ev *evaluator) slaSearches(starts [2]scoredOrder, budget int) scoredOrder {
+// Why: two searches from two starts end apart, each in a basin of its own
+// (on SLA cost at J = 200 2.2% apart on average over 110 instances, each
+// the better on about half of them); the better basin is worth the second
+// half of both cores, kicked two ways, more than the worse is worth the
+// half it would have kept. Measured at the default effort, summed excess
+// over the best known, two seeds of the kicks (docs/solver-at-scale-log.md,
+// session 44):
+//   - SLA cost: 22 cells at J = 200 (seeds 1, 10 to 13 and 20 to 25, both
+//     settings) 0.3181 -> 0.2760, cells past 1% 18 -> 13; 22 cells at
+//     J = 100 0.1700 -> 0.1506; seeds 28 and 29 at J = 200 (no choice made
+//     on them) 0.0562 -> 0.0461, seeds 26 and 27 0.0639 -> 0.0665; J = 50
+//     and 20 the same. A first half of 0.3 or 0.7 of the budget did less
+//     (0.2925 and 0.2789 with one seed, against 0.2743 at a half and 0.2996
+//     before); the second half's two searches as the first's (one with the
+//     split descent, the same streams) did worse than before, 0.3257;
+//   - tardiness from budgetBoundJobs jobs: 22 cells at J = 200
+//     avg_tardiness 0.1062 -> 0.0947, weighted_tardiness 0.1376 -> 0.1349;
+//     seeds 26 to 29 0.0494 -> 0.0433 and 0.0552 -> 0.0481. Below it, where
+//     the second search starts from SRPT, J = 100 did better (0.0322 ->
+//     0.0269, 0.0383 -> 0.0343) but J = 50 took one instance of weighted
+//     tardiness to 1.225 of the best known (seed 22's base case): a search
+//     from so far away does not finish in half the budget.
+func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder {
 	var res [2]scoredOrder
 	search := func(starts [2]scoredOrder, budget int, second bool) {
 		ev.atOnce(2, func(e *evaluator, x int) {
 			// The first search runs on ev itself: its settings are put
 			// back after.
-			walks, noSplit, kicks := e.walks, e.noSplit, e.kicks
+			walks, noSplit, farJumps, kicks := e.walks, e.noSplit, e.farJumps, e.kicks
 			e.walks = 1
-			e.noSplit = second || x == 1
+			e.noSplit = ev.slaOnly && (second || x == 1)
+			e.farJumps = ev.tardinessOnly && !second && x == 1
 			if second {
-				e.kicks = slaSecondKicks + uint64(x)
+				e.kicks = secondHalfKicks + uint64(x)
 			}
 			res[x] = e.dueSearch(starts[x], budget)
-			e.walks, e.noSplit, e.kicks = walks, noSplit, kicks
+			e.walks, e.noSplit, e.farJumps, e.kicks = walks, noSplit, farJumps, kicks
 		})
 	}
 	half := budget / 2
@@ -418,9 +429,9 @@ func (ev *evaluator) slaSearches(starts [2]scoredOrder, budget int) scoredOrder 
 	return best
 }
 
-// slaSecondKicks sets slaSearches' second half's random streams (see
+// secondHalfKicks sets searchHalves' second half's random streams (see
 // evaluator.kicks) apart from the first half's.
-const slaSecondKicks = 100
+const secondHalfKicks = 100
 
 // dueSearch is the search at scale for sums of deadline penalties: split
 // searches from the best order's on-time set under two due keys (deadline,

@@ -109,13 +109,15 @@ func TestIterateWalks(t *testing.T) {
 // at once, each is the one dueSearch makes alone with one walk: on
 // tardiness alone from the best order and, jumping far, from SRPT below
 // budgetBoundJobs jobs and from the best other candidate from there; on
-// SLA cost (slaSearches), with half the budget, from the best order with
-// the split descent and, without it, from the best other candidate below
-// budgetBoundJobs and from the best order from there, then with the other
-// half two searches without it from the better answer, kicked apart; and
-// that it answers the best. On some instance the second must win, or it
-// buys nothing, and on SLA cost the second half's two searches must end
-// apart on some instance, or its kicks do not differ.
+// SLA cost from the best order with the split descent and, without it,
+// from the best other candidate below budgetBoundJobs and from the best
+// order from there; and that it answers the best. On SLA cost and, from
+// budgetBoundJobs jobs, on tardiness (searchHalves) those two have half
+// the budget, and the other half goes to two searches from the better
+// answer, as the first (without the split descent on SLA cost), kicked
+// apart. On some instance the second must win, or it buys nothing, and
+// the second half's two searches must end apart on some instance, or
+// their kicks do not differ.
 func TestDueSearches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	tardiness := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}
@@ -126,7 +128,7 @@ func TestDueSearches(t *testing.T) {
 		budget     int
 	}{
 		{tardiness, 30, 60, 400},
-		{tardiness, budgetBoundJobs, 20, 200},
+		{tardiness, budgetBoundJobs, 20, 600},
 		{sla, 30, 60, 300},
 		{sla, budgetBoundJobs, 20, 300},
 	} {
@@ -151,8 +153,9 @@ func TestDueSearches(t *testing.T) {
 			})
 			best := sorted[0]
 			got := ev.dueSearches(best, sorted, c.budget)
+			halves := m == penalty.SLACost || n >= budgetBoundJobs
 			first := c.budget
-			if m == penalty.SLACost {
+			if halves {
 				first = c.budget / 2
 			}
 			var alone [2]scoredOrder
@@ -187,11 +190,11 @@ func TestDueSearches(t *testing.T) {
 				want = alone[1]
 				secondWon++
 			}
-			if m == penalty.SLACost {
+			if halves {
 				mid := want
 				for x := range 2 {
 					e := newEvaluator(in)
-					e.walks, e.noSplit, e.kicks = 1, true, slaSecondKicks+uint64(x)
+					e.walks, e.noSplit, e.kicks = 1, m == penalty.SLACost, secondHalfKicks+uint64(x)
 					alone[x] = e.dueSearch(mid, c.budget-first)
 					if alone[x].s.less(want.s) {
 						want = alone[x]
@@ -208,7 +211,7 @@ func TestDueSearches(t *testing.T) {
 		if secondWon == 0 {
 			t.Errorf("%v from %d jobs: the second search never won", c.metrics, c.jobs)
 		}
-		if slices.Contains(c.metrics, penalty.SLACost) && apart == 0 {
+		if (slices.Contains(c.metrics, penalty.SLACost) || c.jobs >= budgetBoundJobs) && apart == 0 {
 			t.Errorf("%v from %d jobs: the second half's searches never ended apart", c.metrics, c.jobs)
 		}
 	}
