@@ -103,32 +103,50 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int,
 	return best, bestS
 }
 
-// iterateCriticals is iterateCritical on two evaluators at once, each with
-// the whole budget and kicks of its own, and the better answer (the
-// first's among equals; the first chain's kicks are the single chain's
-// before there were two). One chain held one core of two, 92% of a
-// maximum's solve at J = 200; a second in the same wall time ends in
-// another basin. On the deadline maxima at J = 200, 22 cells (seeds 1, 10
-// to 13 and 20 to 25, both settings), the summed excess over the best
-// known went 0.0928 to 0.1025 -> 0.0638 to 0.0783 a metric, cells past 1%
-// 3 -> 1, none worse; at J = 100 (seeds 20 to 25) 0.0054 to 0.0078 ->
-// 0.0012 to 0.0054. Time the same at J = 100 and 200, J = 1,000 17 to
-// 20% more (docs/solver-at-scale-log.md, session 44). A second chain from
-// another start did worse than a second stream of kicks from the same one.
+// iterateCriticals is iterateCritical on two evaluators at once, in two
+// halves of what is left of budget: two chains from best with kicks of
+// their own, then two from the better of their answers (the first's among
+// equals) with kicks of their own again; it returns the better answer of
+// the second half (the first's among equals), which is no worse than the
+// first half's.
+//
+// Why two chains: one chain held one core of two, 92% of a maximum's solve
+// at J = 200; a second in the same wall time ends in another basin. On the
+// deadline maxima at J = 200, 22 cells (seeds 1, 10 to 13 and 20 to 25,
+// both settings), the summed excess over the best known went 0.0928 to
+// 0.1025 -> 0.0638 to 0.0783 a metric, cells past 1% 3 -> 1, none worse;
+// at J = 100 (seeds 20 to 25) 0.0054 to 0.0078 -> 0.0012 to 0.0054; a
+// second chain from another start did worse than a second stream of kicks
+// from the same one. Why halves: the better basin is worth both cores'
+// second half; the same 22 cells 0.0547 to 0.0743 a metric (cells past 1%
+// 1 -> 0), seeds 26 to 29 (no choice made on them) 0.0148 to 0.0252
+// (max_weighted_lateness 0.0153 -> 0.0164, the rest lower; seed 27's
+// max_tardiness and max_lateness from 1.0102 and 1.0110 to under 1%), and
+// J = 50 and 100 the same or lower. Time the same at J = 100 and 200
+// (docs/solver-at-scale-log.md, session 44).
 func (ev *evaluator) iterateCriticals(best []int, bestS score, spent, budget int) ([]int, score) {
 	var res [2]scoredOrder
-	ev.atOnce(2, func(e *evaluator, x int) {
-		o, s := e.iterateCritical(best, bestS, spent, budget, criticalStream+uint64(x))
-		res[x] = scoredOrder{ordering{order: o}, s}
-	})
-	if res[1].s.less(res[0].s) {
-		return res[1].o.order, res[1].s
+	chains := func(from scoredOrder, spent, budget int, stream uint64) {
+		ev.atOnce(2, func(e *evaluator, x int) {
+			o, s := e.iterateCritical(from.o.order, from.s, spent, budget, stream+uint64(x))
+			res[x] = scoredOrder{ordering{order: o}, s}
+		})
 	}
-	return res[0].o.order, res[0].s
+	better := func() scoredOrder {
+		if res[1].s.less(res[0].s) {
+			return res[1]
+		}
+		return res[0]
+	}
+	half := spent + (budget-spent)/2
+	chains(scoredOrder{ordering{order: best}, bestS}, spent, half, criticalStream)
+	chains(better(), half, budget, criticalStream+2)
+	r := better()
+	return r.o.order, r.s
 }
 
 // criticalStream is the random stream of iterateCriticals' first chain;
-// the second's is the next one.
+// the others' are the next three.
 const criticalStream = 0xc717
 
 // criticalKickSpan is how many positions a kick of iterated critical
