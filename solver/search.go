@@ -293,8 +293,10 @@ const recordGap = 8
 // dueSearches is dueSearch from best with the given budget or, where a
 // second core buys more as a second search than as a second walk (see
 // walks), two searches at once, each with one walk and the whole budget,
-// and the better answer, the first's among equals. The second search starts
-// elsewhere, so that it ends in another basin:
+// and the better answer, the first's among equals; on SLA cost and, from
+// budgetBoundJobs jobs, on tardiness, the two with half the budget and two
+// more from the better answer with the other half (searchHalves). The
+// second search starts elsewhere, so that it ends in another basin:
 //
 //   - on tardiness alone, from SRPT below budgetBoundJobs jobs (the
 //     candidate least like the deadline orders that usually score best),
