@@ -106,9 +106,8 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int,
 // iterateCriticals is iterateCritical on two evaluators at once, in two
 // halves of what is left of budget: two chains from best with kicks of
 // their own, then two from the better of their answers (the first's among
-// equals) with kicks of their own again; it returns the better answer of
-// the second half (the first's among equals), which is no worse than the
-// first half's.
+// equals) with kicks of their own again (inHalves); it returns the best
+// answer, the earliest among equals.
 //
 // Why two chains: one chain held one core of two, 92% of a maximum's solve
 // at J = 200; a second in the same wall time ends in another basin. On the
@@ -125,23 +124,16 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int,
 // J = 50 and 100 the same or lower. Time the same at J = 100 and 200
 // (docs/solver-at-scale-log.md, session 44).
 func (ev *evaluator) iterateCriticals(best []int, bestS score, spent, budget int) ([]int, score) {
-	var res [2]scoredOrder
-	chains := func(from scoredOrder, spent, budget int, stream uint64) {
-		ev.atOnce(2, func(e *evaluator, x int) {
-			o, s := e.iterateCritical(from.o.order, from.s, spent, budget, stream+uint64(x))
-			res[x] = scoredOrder{ordering{order: o}, s}
-		})
-	}
-	better := func() scoredOrder {
-		if res[1].s.less(res[0].s) {
-			return res[1]
-		}
-		return res[0]
-	}
 	half := spent + (budget-spent)/2
-	chains(scoredOrder{ordering{order: best}, bestS}, spent, half, criticalStream)
-	chains(better(), half, budget, criticalStream+2)
-	r := better()
+	start := scoredOrder{ordering{order: best}, bestS}
+	r := ev.inHalves([2]scoredOrder{start, start}, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
+		from0, to, stream := spent, half, criticalStream+uint64(x)
+		if second {
+			from0, to, stream = half, budget, stream+2
+		}
+		o, s := e.iterateCritical(from.o.order, from.s, from0, to, stream)
+		return scoredOrder{ordering{order: o}, s}
+	})
 	return r.o.order, r.s
 }
 

@@ -399,29 +399,40 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 //     tardiness to 1.225 of the best known (seed 22's base case): a search
 //     from so far away does not finish in half the budget.
 func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder {
-	var res [2]scoredOrder
-	search := func(starts [2]scoredOrder, budget int, second bool) {
-		ev.atOnce(2, func(e *evaluator, x int) {
-			// The first search runs on ev itself: its settings are put
-			// back after.
-			walks, noSplit, farJumps, kicks := e.walks, e.noSplit, e.farJumps, e.kicks
-			e.walks = 1
-			e.noSplit = ev.slaOnly && (second || x == 1)
-			e.farJumps = ev.tardinessOnly && !second && x == 1
-			if second {
-				e.kicks = secondHalfKicks + uint64(x)
-			}
-			res[x] = e.dueSearch(starts[x], budget)
-			e.walks, e.noSplit, e.farJumps, e.kicks = walks, noSplit, farJumps, kicks
-		})
-	}
 	half := budget / 2
-	search(starts, half, false)
+	return ev.inHalves(starts, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
+		// The first search runs on ev itself: its settings are put back
+		// after.
+		walks, noSplit, farJumps, kicks := e.walks, e.noSplit, e.farJumps, e.kicks
+		defer func() { e.walks, e.noSplit, e.farJumps, e.kicks = walks, noSplit, farJumps, kicks }()
+		e.walks = 1
+		e.noSplit = ev.slaOnly && (second || x == 1)
+		e.farJumps = ev.tardinessOnly && !second && x == 1
+		if !second {
+			return e.dueSearch(from, half)
+		}
+		e.kicks = secondHalfKicks + uint64(x)
+		return e.dueSearch(from, budget-half)
+	})
+}
+
+// inHalves is a search in two halves on two cores (searchHalves,
+// iterateCriticals): search from each of starts at once, then, with second
+// set, from the better answer (the first's among equals) twice at once,
+// each run telling itself apart by x. search must answer no worse than the
+// order it starts from. It returns the best answer, the earliest among
+// equals.
+func (ev *evaluator) inHalves(starts [2]scoredOrder, search func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder) scoredOrder {
+	var res [2]scoredOrder
+	both := func(starts [2]scoredOrder, second bool) {
+		ev.atOnce(2, func(e *evaluator, x int) { res[x] = search(e, x, starts[x], second) })
+	}
+	both(starts, false)
 	mid := res[0]
 	if res[1].s.less(mid.s) {
 		mid = res[1]
 	}
-	search([2]scoredOrder{mid, mid}, budget-half, true)
+	both([2]scoredOrder{mid, mid}, true)
 	best := mid
 	for _, r := range res {
 		if r.s.less(best.s) {
