@@ -80,6 +80,43 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 	}
 }
 
+// TestFlexSLACostAt100Jobs locks SLA cost at J = 100, where its level
+// walk's kicks on the big jobs and threshold accepting
+// (solver.levelKickShare, levelAcceptShare) took the committed base case
+// from 1.0100 to 1.0063 of the references on average: the bound fails on
+// the build before them. TestFlexAtScaleAgainstReferences's bounds are
+// every metric's, far looser.
+func TestFlexSLACostAt100Jobs(t *testing.T) {
+	const bound = 1.008
+	w := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
+	path := filepath.Join("testdata", "references", ReferenceFile(w, 1, 10))
+	refs, err := LoadReferenceSet(path, w, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, n := 0.0, 0
+	for i := range len(refs.Values) {
+		ref, ok := refs.Lookup(i, penalty.SLACost)
+		if !ok {
+			t.Fatalf("%s: no SLA cost reference for instance %d", path, i)
+		}
+		p := GenerateInstance(w, 1, i)
+		p.Metric = penalty.SLACost
+		r, err := solver.Flex{}.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += r.Value / ref
+		n++
+	}
+	if n != 10 {
+		t.Fatalf("%s: %d instances, want 10", path, n)
+	}
+	if avg := sum / float64(n); avg > bound {
+		t.Errorf("SLA cost at J = 100: FLEX at %.4f of the references on average, want at most %v", avg, bound)
+	}
+}
+
 // TestEstimateExactOnStudyInstances: on the FLEX 4.1 generator's instances
 // at J = 100, mps.Packer.Estimate, which schedules a window move only until
 // its schedule meets the incumbent's, gives the full run's completions

@@ -126,8 +126,9 @@ type descentSpace struct {
 // a descent from there (trying the jobs in an order of its own: see
 // levelDescent) iterated while budget is left: two to four random big
 // jobs' targets a step earlier or later (levelWalk), a new descent that
-// looks only near what the kick moved, kept when no worse. It returns the
-// best order found, its score and the evaluations spent.
+// looks only near what the kick moved, kept when no worse (or within
+// levelAcceptShare of the best: levelAcceptJobs). It returns the best
+// order found, its score and the evaluations spent.
 //
 // Why a descent per walk rather than one descent both walks start from:
 // the first descent decides the basin, and the two orders of trying the
@@ -460,8 +461,8 @@ const levelFast = 0.3
 // jobs with the most work: levelKickShare), descend from there (from
 // budgetBoundJobs jobs, in some steps a ruin instead: see ruin; below it,
 // in some a repair of one target: see repairKickTenths), move when no
-// worse (from levelAcceptJobs jobs, or within levelAcceptShare of the
-// best), until budget evaluations are spent. It returns the best order it
+// worse or, from levelAcceptJobs jobs, within levelAcceptShare of the
+// best, until budget evaluations are spent. It returns the best order it
 // reaches, its score and the evaluations spent.
 func (ev *evaluator) levelWalk(lv *levels, best []int, bestS score, budget int, rng *rand.Rand) ([]int, score, int) {
 	n := len(best)
@@ -572,11 +573,12 @@ const (
 // cells at J = 200 (seeds 1, 10 to 13 and 20 to 25, both settings) 0.2875
 // -> 0.2536, cells past 1% 17 -> 14; 22 cells at J = 100 0.1591 -> 0.1423
 // (3 -> 1); seeds 26 to 29 at J = 200, not used to choose it, 0.1078 ->
-// 0.0905; four seeds: 22 cells at J = 50 0.0690 -> 0.0538, seeds 28 and 29
-// at J = 100 0.0351 -> 0.0196; J = 20 the same within the seeds' spread. A
-// share of 0.35 or 0.65 did less, and so did half the kicks from the big
-// jobs and half from all (a scratch build, J = 200: 0.2543, 0.2683 and
-// 0.2565, against 0.2502 at a half).
+// 0.0905; four seeds: 22 cells at J = 50 0.0690 -> 0.0538 (seeds 22 to 25,
+// 28 and 29 0.0297 -> 0.0330), seeds 28 and 29 at J = 100 0.0351 ->
+// 0.0196; J = 20 the same within the seeds' spread. A share of 0.35 or
+// 0.65 did less, and so did half the kicks from the big jobs and half from
+// all (a scratch build, J = 200: 0.2543, 0.2683 and 0.2565, against 0.2502
+// at a half).
 const levelKickShare = 0.5
 
 // repairKickTenths is how many in ten of levelWalk's steps are, below
