@@ -35,49 +35,72 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 		{200, 5, 1.10, 1.40},
 	} {
 		w := Workload{Jobs: c.jobs, Slots: 10 * c.jobs, Small: 0.8, Slack: 0.75}
-		path := filepath.Join("testdata", "references", ReferenceFile(w, 1, 10))
-		refs, err := LoadReferenceSet(path, w, 1, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(refs.Values) == 0 {
-			t.Fatalf("%s: no references", path)
-		}
+		refs := committedReferences(t, w)
 		for _, info := range penalty.All() {
 			m := info.Name
-			sum, n, worst := 0.0, 0, 0.0
-			for i := range min(c.instances, len(refs.Values)) {
-				ref, ok := refs.Lookup(i, m)
-				if !ok {
-					t.Fatalf("%s: no reference for instance %d, %s", path, i, m)
-				}
-				if !(ref > 0) {
-					continue // as the study: a ratio to a non-positive value means nothing
-				}
-				p := GenerateInstance(w, 1, i)
-				p.Metric = m
-				r, err := solver.Flex{}.Solve(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ratio := r.Value / ref
-				if ratio < 1-1e-9 {
-					t.Errorf("J = %d, instance %d, %s: FLEX %v below the reference %v: the reference is stale", c.jobs, i, m, r.Value, ref)
-				}
-				sum += ratio
-				n++
-				worst = max(worst, ratio)
-			}
-			if n == 0 {
+			ratios := flexRatios(t, refs, w, c.instances, m)
+			if len(ratios) == 0 {
 				continue
 			}
-			avg := sum / float64(n)
+			sum, worst := 0.0, 0.0
+			for _, r := range ratios {
+				sum += r
+				worst = max(worst, r)
+			}
+			avg := sum / float64(len(ratios))
 			t.Logf("J = %d %-26s avg %.4f worst %.4f", c.jobs, m, avg, worst)
 			if avg > c.avgBound || worst > c.worstBound {
 				t.Error(fmt.Sprintf("J = %d, %s: avg %.4f (bound %.2f), worst %.4f (bound %.2f)", c.jobs, m, avg, c.avgBound, worst, c.worstBound))
 			}
 		}
 	}
+}
+
+// committedReferences is the committed seed-1 reference set of w
+// (testdata/references, effort 10).
+func committedReferences(t *testing.T, w Workload) *ReferenceSet {
+	t.Helper()
+	path := filepath.Join("testdata", "references", ReferenceFile(w, 1, 10))
+	refs, err := LoadReferenceSet(path, w, 1, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs.Values) == 0 {
+		t.Fatalf("%s: no references", path)
+	}
+	return refs
+}
+
+// flexRatios is FLEX's value over the reference on metric m for each of
+// the first n instances of refs (seed 1 of w), those with a positive
+// reference (as the study: a ratio to a non-positive value means
+// nothing). A FLEX answer below its reference is an error: the
+// references are stale (they include FLEX's own answers), and
+// sim/testdata/references/README.md says how to make them again.
+func flexRatios(t *testing.T, refs *ReferenceSet, w Workload, n int, m penalty.Metric) []float64 {
+	t.Helper()
+	var ratios []float64
+	for i := range min(n, len(refs.Values)) {
+		ref, ok := refs.Lookup(i, m)
+		if !ok {
+			t.Fatalf("J = %d: no reference for instance %d, %s", w.Jobs, i, m)
+		}
+		if !(ref > 0) {
+			continue
+		}
+		p := GenerateInstance(w, 1, i)
+		p.Metric = m
+		r, err := solver.Flex{}.Solve(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ratio := r.Value / ref
+		if ratio < 1-1e-9 {
+			t.Errorf("J = %d, instance %d, %s: FLEX %v below the reference %v: the reference is stale", w.Jobs, i, m, r.Value, ref)
+		}
+		ratios = append(ratios, ratio)
+	}
+	return ratios
 }
 
 // TestFlexSLACostAt100Jobs locks SLA cost at J = 100, where its level
@@ -89,30 +112,15 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 func TestFlexSLACostAt100Jobs(t *testing.T) {
 	const bound = 1.008
 	w := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
-	path := filepath.Join("testdata", "references", ReferenceFile(w, 1, 10))
-	refs, err := LoadReferenceSet(path, w, 1, 10)
-	if err != nil {
-		t.Fatal(err)
+	ratios := flexRatios(t, committedReferences(t, w), w, 10, penalty.SLACost)
+	if len(ratios) != 10 {
+		t.Fatalf("%d instances with an SLA cost reference, want 10", len(ratios))
 	}
-	sum, n := 0.0, 0
-	for i := range len(refs.Values) {
-		ref, ok := refs.Lookup(i, penalty.SLACost)
-		if !ok {
-			t.Fatalf("%s: no SLA cost reference for instance %d", path, i)
-		}
-		p := GenerateInstance(w, 1, i)
-		p.Metric = penalty.SLACost
-		r, err := solver.Flex{}.Solve(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum += r.Value / ref
-		n++
+	sum := 0.0
+	for _, r := range ratios {
+		sum += r
 	}
-	if n != 10 {
-		t.Fatalf("%s: %d instances, want 10", path, n)
-	}
-	if avg := sum / float64(n); avg > bound {
+	if avg := sum / float64(len(ratios)); avg > bound {
 		t.Errorf("SLA cost at J = 100: FLEX at %.4f of the references on average, want at most %v", avg, bound)
 	}
 }
