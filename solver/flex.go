@@ -702,6 +702,10 @@ type evaluator struct {
 	walks int
 	// noSplit skips the split descent on SLA cost (dueSearches).
 	noSplit bool
+	// byDeadline orders the level search's targeted jobs by their
+	// targets' deadlines alone, without levelJit and levelFast's shifts
+	// (searchHalves' second half, second search).
+	byDeadline bool
 	// farJumps lets dueSearch's window descent jump as far as the order
 	// is long rather than maxJump (dueSearches' second search on
 	// tardiness).

@@ -262,45 +262,49 @@ func TestBeforeIsBuildsPlace(t *testing.T) {
 	}
 }
 
-// TestLevelsPlaceBigJobsJustInTime: below budgetBoundJobs jobs the level
-// search's order has each targeted job at its target's deadline plus
-// levelJit times its work over the slots less levelFast times its fastest
-// duration, so that some jobs go behind others due after them; from
-// budgetBoundJobs the order is by the targets' deadlines alone.
+// TestLevelsPlaceBigJobsJustInTime: the level search's order has each
+// targeted job at its target's deadline plus levelJit times its work over
+// the slots less levelFast times its fastest duration, so that some jobs go
+// behind others due after them, at every size (below budgetBoundJobs and
+// from it); with byDeadline (searchHalves' second half, second search) at
+// its target's deadline alone.
 func TestLevelsPlaceBigJobsJustInTime(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 90))
-	for _, n := range []int{60, budgetBoundJobs} {
+	for _, n := range []int{60, budgetBoundJobs, 2 * budgetBoundJobs} {
 		in := deadlineInstance(t, rng, n, penalty.SLACost)
-		ev := newEvaluator(in)
-		lv := ev.newLevels(identity(n), identity(n))
-		jit, fast := 0.0, 0.0
-		if n < budgetBoundJobs {
-			jit, fast = levelJit, levelFast
-		}
-		order := identity(n)
-		lv.build(order)
-		due := func(k int) float64 { return in.pj[k].SLA[lv.level[k]].Deadline }
-		place := func(k int) float64 {
-			return due(k) + jit*in.work[k]/float64(in.slots) - fast*in.work[k]/float64(in.max[k])
-		}
-		inverted := 0
-		for x := 1; x < n; x++ {
-			a, b := order[x-1], order[x]
-			if lv.level[b] == lv.none[b] {
-				break
+		for _, byDeadline := range []bool{false, true} {
+			ev := newEvaluator(in)
+			ev.byDeadline = byDeadline
+			lv := ev.newLevels(identity(n), identity(n))
+			jit, fast := levelJit, levelFast
+			if byDeadline {
+				jit, fast = 0, 0
 			}
-			if place(a) > place(b) {
-				t.Fatalf("n = %d: job %d (place %v) before job %d (place %v)", n, a, place(a), b, place(b))
+			order := identity(n)
+			lv.build(order)
+			due := func(k int) float64 { return in.pj[k].SLA[lv.level[k]].Deadline }
+			place := func(k int) float64 {
+				return due(k) + jit*in.work[k]/float64(in.slots) - fast*in.work[k]/float64(in.max[k])
 			}
-			if due(a) > due(b) {
-				inverted++
+			inverted := 0
+			for x := 1; x < n; x++ {
+				a, b := order[x-1], order[x]
+				if lv.level[b] == lv.none[b] {
+					break
+				}
+				if place(a) > place(b) {
+					t.Fatalf("n = %d, by deadline %v: job %d (place %v) before job %d (place %v)", n, byDeadline, a, place(a), b, place(b))
+				}
+				if due(a) > due(b) {
+					inverted++
+				}
 			}
-		}
-		if jit > 0 && inverted == 0 {
-			t.Errorf("n = %d: no job behind another due after it", n)
-		}
-		if jit == 0 && inverted > 0 {
-			t.Errorf("n = %d: %d jobs behind others due after them, want the deadlines' order", n, inverted)
+			if !byDeadline && inverted == 0 {
+				t.Errorf("n = %d: no job behind another due after it", n)
+			}
+			if byDeadline && inverted > 0 {
+				t.Errorf("n = %d, by deadline: %d jobs behind others due after them, want the deadlines' order", n, inverted)
+			}
 		}
 	}
 }

@@ -115,7 +115,8 @@ func TestIterateWalks(t *testing.T) {
 // budgetBoundJobs jobs, on tardiness (searchHalves) those two have half
 // the budget, and the other half goes to two searches from the better
 // answer, as the first (without the split descent on SLA cost), kicked
-// apart. On some instance the second must win, or it buys nothing, and
+// apart, the second by its targets' deadlines alone on SLA cost
+// (byDeadline). On some instance the second must win, or it buys nothing, and
 // the second half's two searches must end apart on some instance, or
 // their kicks do not differ.
 func TestDueSearches(t *testing.T) {
@@ -195,6 +196,7 @@ func TestDueSearches(t *testing.T) {
 				for x := range 2 {
 					e := newEvaluator(in)
 					e.walks, e.noSplit, e.kicks = 1, m == penalty.SLACost, secondHalfKicks+uint64(x)
+					e.byDeadline = m == penalty.SLACost && x == 1
 					alone[x] = e.dueSearch(mid, c.budget-first)
 					if alone[x].s.less(want.s) {
 						want = alone[x]
