@@ -270,11 +270,8 @@ const estimateTol = 1e-9
 //     1.111) and changed nothing else;
 //   - the two tardy-jobs keys' searches count once (exchangeKeys);
 //   - SLA cost's second search starts from best itself rather than from
-//     the second-best candidate, at slaTwoSearchesShare of the budget,
-//     and tardiness's from the second-best candidate rather than from
-//     SRPT (dueSearches);
-//   - the level search's order stays by the targets' deadlines, without
-//     levelJit's and levelFast's shifts.
+//     the second-best candidate, and tardiness's from the second-best
+//     candidate rather than from SRPT (dueSearches).
 //
 // (Window search skipped the moves mayGain rules out in its descent over
 // the whole order only from here too, until tardiness ran two searches
@@ -328,8 +325,8 @@ const recordGap = 8
 //     split descent: the level search from best, its descents in the
 //     second walk's order (levelSearch; at the same budget, J = 200 1.059
 //     -> 1.047, second setting 1.060 -> 1.045 with its worst instance
-//     1.143 -> 1.085; the budget there is then cut to slaTwoSearchesShare
-//     to meet the time bar, at about the quality of one search). The
+//     1.143 -> 1.085; the budget there was then cut to meet the time
+//     bar, at about the quality of one search: see defaultBudget). The
 //     second-best candidate there did no better on seeds 10 to 13.
 //
 // Tardy jobs run their two keys' searches at once already (exchangeKeys).
