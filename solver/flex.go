@@ -333,9 +333,9 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// against a bar of 60), then to 0.875 once SLA cost went without
 		// the admission orders (Flex.Solve); whole, it takes about 52 ms
 		// at J = 200 (vCPUs alike), as tardiness does, within the bar.
-		// Measured at the default effort,
-		// summed excess over the best known, eight seeds of the kicks
-		// (docs/solver-at-scale-log.md, session 46), 0.875 -> the whole
+		// Measured at the default effort, summed excess over the best
+		// known, eight seeds of the kicks (docs/solver-at-scale-log.md,
+		// session 46), 0.875 -> the whole
 		// budget: 22 cells at J = 200 0.1731 -> 0.1523 (cells past 1%
 		// 6 -> 4; 1.1 and 1.2 times it 0.1296 and 0.1063, at 58 ms and
 		// more); seeds 26 to 29 and 30 to 33, not used to choose it,

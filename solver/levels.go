@@ -421,10 +421,10 @@ func (ev *evaluator) newLevels(start, back []int) *levels {
 // rather than by the deadline alone: a big job goes behind small jobs due
 // a little after it, as the tardy-jobs keys' jit order has it (dueSearch)
 // and as the best known orders do (a big job takes most of the slots once
-// its turn comes, and finishes just in time behind them). Measured at the default effort, SLA cost, eight
-// seeds of the walks' kicks, average ratio to the best known on the unseen
-// seeds 10 to 13 (references from BestKnown at 100,000 evaluations), base
-// case / second setting: J = 100 1.0062 / 1.0108 -> 1.0016 / 1.0066, J =
+// its turn comes, and finishes just in time behind them). Measured at the
+// default effort, SLA cost, eight seeds of the walks' kicks, average ratio
+// to the best known on the unseen seeds 10 to 13 (references from
+// BestKnown at 100,000 evaluations), base case / second setting: J = 100 1.0062 / 1.0108 -> 1.0016 / 1.0066, J =
 // 50 1.0020 / 1.0058 -> 1.0030 / 1.0063 (summed excess of the four cells
 // 0.0249 -> 0.0175; against references searched again from this build's
 // answers, 59 of 120 lower, J = 100 1.0151 / 1.0210 -> 1.0105 / 1.0167,
@@ -463,10 +463,9 @@ func (ev *evaluator) newLevels(start, back []int) *levels {
 const levelJit = 0.5
 
 // levelFast takes levelFast times a job's fastest duration (its work over
-// its maximum) off its place in the level search's order, beside levelJit,
-// as split search's
-// split_edd_slack key takes all of it (deadline less the fastest
-// duration). A job whose maximum is the whole cluster keeps levelJit -
+// its maximum) off its place in the level search's order, beside
+// levelJit, as split search's split_edd_slack key takes all of it
+// (deadline less the fastest duration). A job whose maximum is the whole cluster keeps levelJit -
 // levelFast of its work / S as its shift; one with a smaller maximum (one
 // slot per task: its fastest duration is a task's time) keeps most of
 // levelJit and goes earlier by a share of a task's time. Measured beside
@@ -776,8 +775,8 @@ type levels struct {
 	byWork []int
 	// due[off[k]+l] is job k's place in the order with target l: the
 	// step's deadline (plus levelJit times the job's work over the
-	// cluster's slots, less levelFast times its
-	// fastest duration: see levelJit and levelFast), +Inf for none
+	// cluster's slots, less levelFast times its fastest duration: see
+	// levelJit and levelFast; not with evaluator.byDeadline), +Inf for none
 	// (given up; then by back order). A table rather than the SLA steps
 	// read at each comparison: a level search compares jobs millions of
 	// times (dueOf, cmp).
