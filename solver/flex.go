@@ -92,6 +92,22 @@ const (
 	// but 57 to 60 ms, at the bar).
 	tardinessGrowth = 0.85
 	dueTaperJobs    = 200
+	// slaPreJobs is the number of jobs from which SLA cost skips the
+	// pre-phase (Flex.Solve: a tenth of the budget on the J = 10 search
+	// before the searches at scale) and gives its tenth to the searches.
+	// There the level search takes the targets the best order meets and
+	// builds its own order from them, so what adjacent swaps change in
+	// the best order matters little. Measured at the default effort,
+	// SLA cost, eight seeds of the kicks, summed excess over the best
+	// known (docs/solver-at-scale-log.md, session 46): 22 cells at
+	// J = 200 0.1523 -> 0.1270 (cells past 1% 4 -> 1), at J = 100
+	// 0.1167 -> 0.1045; not used to choose it, seeds 26 to 29 at J = 200
+	// 0.0621 -> 0.0600, 30 to 33 0.0940 -> 0.0914, 34 and 35 0.0687 ->
+	// 0.0625, seeds 28 and 29 at J = 100 0.0138 -> 0.0096. At J = 50
+	// (22 cells, four seeds) it did worse, 0.0437 -> 0.0510. Up to 3%
+	// more time at J = 200 and 4% at J = 100 (BenchmarkSolve, the two in
+	// turn): the level search's schedules cost more than the pre-phase's.
+	slaPreJobs = 100
 	// criticalEvaluations is the budget of criticalSearch (maxima past
 	// maxExhaustiveSearchJobs) up to dueTaperJobs jobs: at J = 200 it
 	// converges within 200 schedules on the committed reference sets.
@@ -230,19 +246,9 @@ func (f Flex) Solve(p Problem) (Result, error) {
 			// A tenth of the budget on the J = 10 search from the best
 			// candidates and the deadline orders (adjacent swaps first,
 			// which repair deadline orders cheaply), the rest at scale;
-			// on SLA cost from budgetBoundJobs jobs all of it at scale.
-			// There the level search takes the targets the best order
-			// meets and builds its own order from them, so what adjacent
-			// swaps change in the best order matters little. Measured at
-			// the default effort, SLA cost, eight seeds of the kicks,
-			// summed excess over the best known (docs/solver-at-scale-log.md,
-			// session 46): 22 cells at J = 200 0.1523 -> 0.1270 (cells
-			// past 1% 4 -> 1); not used to choose it, seeds 26 to 29
-			// 0.0621 -> 0.0600, 30 to 33 0.0940 -> 0.0914, 34 and 35
-			// 0.0687 -> 0.0625. About 3% more time: the level search's
-			// schedules cost more than the pre-phase's.
+			// on SLA cost from slaPreJobs jobs all of it at scale.
 			pre := budget / 10
-			if ev.slaOnly && n >= budgetBoundJobs {
+			if ev.slaOnly && n >= slaPreJobs {
 				pre = 0
 			}
 			if pre > 0 {
