@@ -252,8 +252,8 @@ func (f Flex) Solve(p Problem) (Result, error) {
 				pre = 0
 			}
 			if pre > 0 {
-				if p := ev.improve(tried, pre, true); p.s.less(best.s) {
-					best = p
+				if r := ev.improve(tried, pre, true); r.s.less(best.s) {
+					best = r
 				}
 			}
 			improved = ev.dueSearches(best, tried, budget-pre)
@@ -357,12 +357,11 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// at J = 200 (vCPUs alike), as tardiness does, within the bar.
 		// Measured at the default effort, summed excess over the best
 		// known, eight seeds of the kicks (docs/solver-at-scale-log.md,
-		// session 46), 0.875 -> the whole
-		// budget: 22 cells at J = 200 0.1731 -> 0.1523 (cells past 1%
-		// 6 -> 4; 1.1 and 1.2 times it 0.1296 and 0.1063, at 58 ms and
-		// more); seeds 26 to 29 and 30 to 33, not used to choose it,
-		// 0.0736 -> 0.0621 and 0.1086 -> 0.0940. BenchmarkSolve, the
-		// two in turn: 1.13 times the time.
+		// session 46), 0.875 -> the whole budget: 22 cells at J = 200
+		// 0.1731 -> 0.1523 (cells past 1% 6 -> 4; 1.1 and 1.2 times it
+		// 0.1296 and 0.1063, at 58 ms and more); seeds 26 to 29 and 30
+		// to 33, not used to choose it, 0.0736 -> 0.0621 and 0.1086 ->
+		// 0.0940. BenchmarkSolve, the two in turn: 1.13 times the time.
 		if ev.tardyOnly && n >= budgetBoundJobs {
 			e *= tardyBoundGrowth
 		}
