@@ -38,7 +38,7 @@ func TestFlexAtScaleAgainstReferences(t *testing.T) {
 		refs := committedReferences(t, w)
 		for _, info := range penalty.All() {
 			m := info.Name
-			ratios := flexRatios(t, refs, w, c.instances, m)
+			ratios := flexRatios(t, refs, w, c.instances, m, 0)
 			if len(ratios) == 0 {
 				continue
 			}
@@ -71,20 +71,15 @@ func committedReferences(t *testing.T, w Workload) *ReferenceSet {
 	return refs
 }
 
-// flexRatios is FLEX's value over the reference on metric m for each of
-// the first n instances of refs (seed 1 of w), those with a positive
+// flexRatios is FLEX's value, with search seed seed (the random kicks'
+// stream: solver.Options.SearchSeed; 0 the default), over the reference on
+// metric m for each of the first n instances of refs (seed 1 of w), those
+// with a positive
 // reference (as the study: a ratio to a non-positive value means
 // nothing). A FLEX answer below its reference is an error: the
 // references are stale (they include FLEX's own answers), and
 // sim/testdata/references/README.md says how to make them again.
-func flexRatios(t *testing.T, refs *ReferenceSet, w Workload, n int, m penalty.Metric) []float64 {
-	t.Helper()
-	return flexRatiosSeeded(t, refs, w, n, m, 0)
-}
-
-// flexRatiosSeeded is flexRatios with FLEX's search seed (the random
-// kicks' stream: solver.Options.SearchSeed) set to seed.
-func flexRatiosSeeded(t *testing.T, refs *ReferenceSet, w Workload, n int, m penalty.Metric, seed uint64) []float64 {
+func flexRatios(t *testing.T, refs *ReferenceSet, w Workload, n int, m penalty.Metric, seed uint64) []float64 {
 	t.Helper()
 	var ratios []float64
 	for i := range min(n, len(refs.Values)) {
@@ -120,7 +115,7 @@ func flexRatiosSeeded(t *testing.T, refs *ReferenceSet, w Workload, n int, m pen
 func TestFlexSLACostAt100Jobs(t *testing.T) {
 	const bound = 1.008
 	w := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
-	ratios := flexRatios(t, committedReferences(t, w), w, 10, penalty.SLACost)
+	ratios := flexRatios(t, committedReferences(t, w), w, 10, penalty.SLACost, 0)
 	if len(ratios) != 10 {
 		t.Fatalf("%d instances with an SLA cost reference, want 10", len(ratios))
 	}
@@ -147,7 +142,7 @@ func TestFlexSLACostAt200Jobs(t *testing.T) {
 	var sum float64
 	var count int
 	for seed := range uint64(seeds) {
-		ratios := flexRatiosSeeded(t, refs, w, 5, penalty.SLACost, seed)
+		ratios := flexRatios(t, refs, w, 5, penalty.SLACost, seed)
 		if len(ratios) != 5 {
 			t.Fatalf("%d instances with an SLA cost reference, want 5", len(ratios))
 		}

@@ -711,6 +711,15 @@ type evaluator struct {
 	// baseHot says which jobs the incumbent finishes late, or past their
 	// deadline less the margin (see mayGain).
 	baseHot []bool
+	searchSettings
+	// descent is levelDescent's workspace.
+	descent descentSpace
+}
+
+// searchSettings are what tells the searches run at once apart
+// (dueSearches, searchHalves): one value, so that a search run on an
+// evaluator of the caller's can put them all back after it.
+type searchSettings struct {
 	// walks is how many iterated walks run at once (see walks): one in
 	// each of dueSearches' searches, which run at once themselves.
 	walks int
@@ -728,8 +737,6 @@ type evaluator struct {
 	// two searches alike from one order (searchHalves' second half) then
 	// kick apart.
 	kicks uint64
-	// descent is levelDescent's workspace.
-	descent descentSpace
 }
 
 // rampKind selects the form of a job's tie-breaker (see ramp).
@@ -747,7 +754,7 @@ const (
 )
 
 func newEvaluator(in *instance) *evaluator {
-	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs)), walks: walks}
+	ev := &evaluator{in: in, input: in.mpsInput(), completions: make([]float64, len(in.jobs)), searchSettings: searchSettings{walks: walks}}
 	ev.packer.Bind(ev.input)
 	ev.rampKind = make([]rampKind, len(in.jobs))
 	for k, m := range in.metrics {

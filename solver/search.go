@@ -402,10 +402,8 @@ func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder
 	return ev.inHalves(starts, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
 		// The first search runs on ev itself: its settings are put back
 		// after.
-		walks, noSplit, farJumps, kicks, byDeadline := e.walks, e.noSplit, e.farJumps, e.kicks, e.byDeadline
-		defer func() {
-			e.walks, e.noSplit, e.farJumps, e.kicks, e.byDeadline = walks, noSplit, farJumps, kicks, byDeadline
-		}()
+		saved := e.searchSettings
+		defer func() { e.searchSettings = saved }()
 		e.walks = 1
 		e.noSplit = ev.slaOnly && (second || x == 1)
 		e.farJumps = ev.tardinessOnly && !second && x == 1
