@@ -123,7 +123,9 @@ func TestFlexSLACostAt100Jobs(t *testing.T) {
 	for _, r := range ratios {
 		sum += r
 	}
-	if avg := sum / float64(len(ratios)); avg > bound {
+	avg := sum / float64(len(ratios))
+	t.Logf("SLA cost at J = 100: %.4f of the references on average", avg)
+	if avg > bound {
 		t.Errorf("SLA cost at J = 100: FLEX at %.4f of the references on average, want at most %v", avg, bound)
 	}
 }
@@ -133,10 +135,12 @@ func TestFlexSLACostAt100Jobs(t *testing.T) {
 // random kicks: one seed moves a cell of five instances by a percent. The
 // level order's shifts at J = 200, the whole budget there and no
 // pre-phase (solver.levelJit, byDeadline, slaPreJobs) took it from 1.0325
-// to 1.0214 of the committed references: the bound fails on the build
-// before them.
+// to 1.0214 of the committed references (session 46), and the second
+// half's start between the first half's answers (solver.relink) from
+// 1.0225 to 1.0169 against the references as refreshed then (session 47):
+// the bound fails on the build before it.
 func TestFlexSLACostAt200Jobs(t *testing.T) {
-	const bound, seeds = 1.026, 4
+	const bound, seeds = 1.020, 4
 	w := Workload{Jobs: 200, Slots: 2000, Small: 0.5, Slack: 0.35}
 	refs := committedReferences(t, w)
 	var sum float64
@@ -151,7 +155,9 @@ func TestFlexSLACostAt200Jobs(t *testing.T) {
 			count++
 		}
 	}
-	if avg := sum / float64(count); avg > bound {
+	avg := sum / float64(count)
+	t.Logf("SLA cost at J = 200, second setting: %.4f of the references on average over %d seeds of the kicks", avg, seeds)
+	if avg > bound {
 		t.Errorf("SLA cost at J = 200, second setting: FLEX at %.4f of the references on average over %d seeds of its kicks, want at most %v", avg, seeds, bound)
 	}
 }

@@ -126,7 +126,7 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int,
 func (ev *evaluator) iterateCriticals(best []int, bestS score, spent, budget int) ([]int, score) {
 	half := spent + (budget-spent)/2
 	start := scoredOrder{ordering{order: best}, bestS}
-	r := ev.inHalves([2]scoredOrder{start, start}, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
+	r := ev.inHalves([2]scoredOrder{start, start}, nil, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
 		from0, to, stream := spent, half, criticalStream+uint64(x)
 		if second {
 			from0, to, stream = half, budget, stream+2

@@ -458,6 +458,18 @@ func (in *instance) dispatchOrders() []ordering {
 // step orders.
 const maxSLADispatchJobs = 400
 
+// backOrder is the search at scale's back order (dueSearch, relink), where
+// the jobs given up go: Smith's rule, cap-aware (fastest duration, work
+// over maximum, by stake), the jobs with nothing at stake last.
+func (in *instance) backOrder() []int {
+	return sortedBy(len(in.jobs), func(k int) float64 {
+		if st := in.stake(k); st > 0 {
+			return in.work[k] / float64(in.max[k]) / st
+		}
+		return math.Inf(1)
+	})
+}
+
 // stake is what job k stands to lose by missing its deadline, the weight of
 // the search at scale's orders: its weight on the weighted deadline
 // metrics, its last SLA step's penalty on SLA cost, 1 otherwise.

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -399,7 +398,19 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 //     from so far away does not finish in half the budget.
 func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder {
 	half := budget / 2
-	return ev.inHalves(starts, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
+	rest := budget - half
+	var between func(res [2]scoredOrder) (scoredOrder, bool)
+	if ev.slaOnly {
+		// On SLA cost the second half's second search starts from the
+		// best point between the first half's answers (relink), which
+		// the second half pays for.
+		between = func(res [2]scoredOrder) (scoredOrder, bool) {
+			m, used, ok := ev.relinkAnswers(res, int(relinkShare*float64(budget)))
+			rest -= used
+			return m, ok
+		}
+	}
+	return ev.inHalves(starts, between, func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder {
 		// The first search runs on ev itself: its settings are put back
 		// after.
 		saved := e.searchSettings
@@ -412,17 +423,19 @@ func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder
 			return e.dueSearch(from, half)
 		}
 		e.kicks = secondHalfKicks + uint64(x)
-		return e.dueSearch(from, budget-half)
+		return e.dueSearch(from, rest)
 	})
 }
 
 // inHalves is a search in two halves on two cores (searchHalves,
 // iterateCriticals): search from each of starts at once, then, with second
 // set, from the better answer (the first's among equals) twice at once,
-// each run telling itself apart by x. search must answer no worse than the
-// order it starts from. It returns the best answer, the earliest among
-// equals.
-func (ev *evaluator) inHalves(starts [2]scoredOrder, search func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder) scoredOrder {
+// each run telling itself apart by x. With between not nil, what it makes
+// of the first half's answers (ok) starts the second half instead: both of
+// its searches if it beats the better answer, the second (x = 1)
+// otherwise. search must answer no worse than the order it starts from.
+// It returns the best answer, the earliest among equals.
+func (ev *evaluator) inHalves(starts [2]scoredOrder, between func(res [2]scoredOrder) (scoredOrder, bool), search func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder) scoredOrder {
 	var res [2]scoredOrder
 	both := func(starts [2]scoredOrder, second bool) {
 		ev.atOnce(2, func(e *evaluator, x int) { res[x] = search(e, x, starts[x], second) })
@@ -432,7 +445,16 @@ func (ev *evaluator) inHalves(starts [2]scoredOrder, search func(e *evaluator, x
 	if res[1].s.less(mid.s) {
 		mid = res[1]
 	}
-	both([2]scoredOrder{mid, mid}, true)
+	next := [2]scoredOrder{mid, mid}
+	if between != nil {
+		if m, ok := between(res); ok && m.s.less(mid.s) {
+			mid = m
+			next = [2]scoredOrder{m, m}
+		} else if ok {
+			next[1] = m
+		}
+	}
+	both(next, true)
 	best := mid
 	for _, r := range res {
 		if r.s.less(best.s) {
@@ -470,13 +492,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	deadline := in.reachableDue
 	// The back order is Smith's rule, cap-aware, with what a job stands
 	// to lose as its weight.
-	stake := in.stake
-	back := sortedBy(n, func(k int) float64 {
-		if st := stake(k); st > 0 {
-			return fastest(k) / st
-		}
-		return math.Inf(1)
-	})
+	back := in.backOrder()
 	// The on-time set of the best order so far is the starting front.
 	onTime := ev.onTimeSet(best.o.order)
 	spent := 1

@@ -116,9 +116,13 @@ func TestIterateWalks(t *testing.T) {
 // the budget, and the other half goes to two searches from the better
 // answer, as the first (without the split descent on SLA cost), kicked
 // apart, the second by its targets' deadlines alone on SLA cost
-// (byDeadline). On some instance the second must win, or it buys nothing, and
+// (byDeadline); on SLA cost the second of them starts from the best point
+// between the first half's answers (relinkAnswers), and both do if it
+// beats them. On some instance the second must win, or it buys nothing,
 // the second half's two searches must end apart on some instance, or
-// their kicks do not differ.
+// their kicks do not differ, and on SLA cost there must be a point between
+// on some instance and, from budgetBoundJobs jobs, one that beats both
+// answers.
 func TestDueSearches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	tardiness := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}
@@ -133,7 +137,7 @@ func TestDueSearches(t *testing.T) {
 		{sla, 30, 60, 300},
 		{sla, budgetBoundJobs, 20, 300},
 	} {
-		secondWon, apart := 0, 0
+		secondWon, apart, relinked, relinkWon := 0, 0, 0, 0
 		for i := range 10 {
 			m := c.metrics[i%len(c.metrics)]
 			in := deadlineInstance(t, rng, c.jobs+rng.IntN(c.more), m)
@@ -193,11 +197,28 @@ func TestDueSearches(t *testing.T) {
 			}
 			if halves {
 				mid := want
+				from, rest := [2]scoredOrder{mid, mid}, c.budget-first
+				if m == penalty.SLACost {
+					// The best point between the two answers starts the
+					// second search, or both if it beats them.
+					between, used, ok := newEvaluator(in).relinkAnswers(alone, int(relinkShare*float64(c.budget)))
+					rest -= used
+					if ok {
+						relinked++
+					}
+					switch {
+					case ok && between.s.less(mid.s):
+						mid, want, from = between, between, [2]scoredOrder{between, between}
+						relinkWon++
+					case ok:
+						from[1] = between
+					}
+				}
 				for x := range 2 {
 					e := newEvaluator(in)
 					e.walks, e.noSplit, e.kicks = 1, m == penalty.SLACost, secondHalfKicks+uint64(x)
 					e.byDeadline = m == penalty.SLACost && x == 1
-					alone[x] = e.dueSearch(mid, c.budget-first)
+					alone[x] = e.dueSearch(from[x], rest)
 					if alone[x].s.less(want.s) {
 						want = alone[x]
 					}
@@ -215,6 +236,12 @@ func TestDueSearches(t *testing.T) {
 		}
 		if (slices.Contains(c.metrics, penalty.SLACost) || c.jobs >= budgetBoundJobs) && apart == 0 {
 			t.Errorf("%v from %d jobs: the second half's searches never ended apart", c.metrics, c.jobs)
+		}
+		if slices.Contains(c.metrics, penalty.SLACost) && relinked == 0 {
+			t.Errorf("%v from %d jobs: no point between the first half's answers", c.metrics, c.jobs)
+		}
+		if slices.Contains(c.metrics, penalty.SLACost) && c.jobs >= budgetBoundJobs && relinkWon == 0 {
+			t.Errorf("%v from %d jobs: a point between the first half's answers never beat them", c.metrics, c.jobs)
 		}
 	}
 }
