@@ -371,8 +371,10 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 // but without the split descent on SLA cost, with random streams of their
 // own (evaluator.kicks), each with the other half; on SLA cost the second
 // of them orders the targets by their deadlines alone (evaluator.byDeadline:
-// see levelJit). It returns the best of the three answers, the earliest
-// among equals.
+// see levelJit) and starts from the best point on a path between the first
+// half's two answers (relinkAnswers; both start there if it beats both
+// answers), the path's evaluations taken from the other half. It returns
+// the best of the answers, the earliest among equals.
 //
 // Why: two searches from two starts end apart, each in a basin of its own
 // (on SLA cost at J = 200 2.2% apart on average over 110 instances, each
