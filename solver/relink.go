@@ -1,7 +1,7 @@
 package solver
 
 // Path relinking between the two answers of searchHalves' first half on SLA
-// cost (docs/solver-at-scale.md, item 3): the targets of one answer are
+// cost (docs/solver-at-scale.md, "What the search does", item 8): the targets of one answer are
 // moved to the other's one job at a time, and the best point strictly
 // between them starts a search of the second half.
 
@@ -18,7 +18,8 @@ import (
 const relinkShare = 0.1
 
 // relinkAnswers relinks the two answers res both ways at once, on two
-// evaluators (relink), with at most budget evaluations each. It returns
+// evaluators (relink), each taking no step once it has spent budget
+// evaluations. It returns
 // the better of the two paths' best points (the first path's among
 // equals), ok false if neither path has a point between its ends, and the
 // larger spending, as the time goes.
