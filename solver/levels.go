@@ -424,8 +424,9 @@ func (ev *evaluator) newLevels(start, back []int) *levels {
 // its turn comes, and finishes just in time behind them). Measured at the
 // default effort, SLA cost, eight seeds of the walks' kicks, average ratio
 // to the best known on the unseen seeds 10 to 13 (references from
-// BestKnown at 100,000 evaluations), base case / second setting: J = 100 1.0062 / 1.0108 -> 1.0016 / 1.0066, J =
-// 50 1.0020 / 1.0058 -> 1.0030 / 1.0063 (summed excess of the four cells
+// BestKnown at 100,000 evaluations), base case / second setting: J = 100
+// 1.0062 / 1.0108 -> 1.0016 / 1.0066, J = 50 1.0020 / 1.0058 -> 1.0030 /
+// 1.0063 (summed excess of the four cells
 // 0.0249 -> 0.0175; against references searched again from this build's
 // answers, 59 of 120 lower, J = 100 1.0151 / 1.0210 -> 1.0105 / 1.0167,
 // J = 50 1.0081 / 1.0066 -> 1.0091 / 1.0071, summed excess 0.0508 ->
@@ -465,12 +466,12 @@ const levelJit = 0.5
 // levelFast takes levelFast times a job's fastest duration (its work over
 // its maximum) off its place in the level search's order, beside
 // levelJit, as split search's split_edd_slack key takes all of it
-// (deadline less the fastest duration). A job whose maximum is the whole cluster keeps levelJit -
-// levelFast of its work / S as its shift; one with a smaller maximum (one
-// slot per task: its fastest duration is a task's time) keeps most of
-// levelJit and goes earlier by a share of a task's time. Measured beside
-// levelJit at 0.5, eight seeds of the kicks, SLA cost
-// on the unseen seeds 10 to 13 against references searched again from the
+// (deadline less the fastest duration). A job whose maximum is the whole
+// cluster keeps levelJit - levelFast of its work / S as its shift; one
+// with a smaller maximum (one slot per task: its fastest duration is a
+// task's time) keeps most of levelJit and goes earlier by a share of a
+// task's time. Measured beside levelJit at 0.5, eight seeds of the kicks,
+// SLA cost on the unseen seeds 10 to 13 against references searched again from the
 // levelJit build's answers: summed excess of the four cells at J = 50 and
 // 100 0.0434 -> 0.0376, all of it in the base case at J = 50 (1.0091 ->
 // 1.0039; J = 100 the same within 0.0004); 0.2 did 0.0403, 0.5 0.0394, 0.1

@@ -27,8 +27,9 @@ func (ev *evaluator) relinkAnswers(res [2]scoredOrder, budget int) (best scoredO
 	var out [2]scoredOrder
 	var found [2]bool
 	var used [2]int
+	back := ev.in.backOrder()
 	ev.atOnce(2, func(e *evaluator, x int) {
-		out[x], used[x], found[x] = e.relink(res[x], res[1-x], budget)
+		out[x], used[x], found[x] = e.relink(res[x], res[1-x], back, budget)
 	})
 	for x := range out {
 		if found[x] && (!ok || out[x].s.less(best.s)) {
@@ -38,8 +39,8 @@ func (ev *evaluator) relinkAnswers(res [2]scoredOrder, budget int) (best scoredO
 	return best, max(used[0], used[1]), ok
 }
 
-// relink walks from a's targets (levelSearch's levels: the SLA step each
-// job meets) to b's, one job at a time: at each step every job whose
+// relink walks from a's targets (levelSearch's levels, with back as the
+// back order: the SLA step each job meets) to b's, one job at a time: at each step every job whose
 // target still differs is moved to b's target on its own, each such order
 // scored by an estimate (scoreEstimate, against the order the path stands
 // on), and the best is taken whether or not it beats the step before. It
@@ -66,10 +67,8 @@ func (ev *evaluator) relinkAnswers(res [2]scoredOrder, budget int) (best scoredO
 // J = 100 0.1045 -> 0.0874; J = 50 and 20 the same; the same time. The
 // second search started from the worse answer instead, with no path, did
 // worse than before (0.1385): the gain is the point between.
-func (ev *evaluator) relink(a, b scoredOrder, budget int) (scoredOrder, int, bool) {
-	in := ev.in
-	n := len(in.jobs)
-	back := in.backOrder()
+func (ev *evaluator) relink(a, b scoredOrder, back []int, budget int) (scoredOrder, int, bool) {
+	n := len(ev.in.jobs)
 	to := ev.newLevels(b.o.order, back).level
 	lv := ev.newLevels(a.o.order, back)
 	spent, events := 2, 0

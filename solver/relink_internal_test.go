@@ -21,13 +21,13 @@ func TestRelink(t *testing.T) {
 		orders := in.classicalOrders()
 		score := func(o ordering) scoredOrder { return scoredOrder{o, ev.score(o.order)} }
 		a, b := score(orders[0]), score(orders[len(orders)-1])
-		if _, _, ok := ev.relink(a, a, 1_000); ok {
+		if _, _, ok := ev.relink(a, a, in.backOrder(), 1_000); ok {
 			t.Errorf("instance %d: a point between %s and itself", i, a.o.scheme)
 		}
-		if _, _, ok := ev.relink(a, b, 2); ok {
+		if _, _, ok := ev.relink(a, b, in.backOrder(), 2); ok {
 			t.Errorf("instance %d: a point with a budget of the ends' two schedules", i)
 		}
-		m, spent, ok := ev.relink(a, b, 1_000)
+		m, spent, ok := ev.relink(a, b, in.backOrder(), 1_000)
 		if !ok {
 			continue
 		}

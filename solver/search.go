@@ -492,8 +492,6 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	}
 	fastest := func(k int) float64 { return in.work[k] / float64(in.max[k]) }
 	deadline := in.reachableDue
-	// The back order is Smith's rule, cap-aware, with what a job stands
-	// to lose as its weight.
 	back := in.backOrder()
 	// The on-time set of the best order so far is the starting front.
 	onTime := ev.onTimeSet(best.o.order)
