@@ -137,10 +137,12 @@ func TestFlexSLACostAt100Jobs(t *testing.T) {
 // pre-phase (solver.levelJit, byDeadline, slaPreJobs) took it from 1.0325
 // to 1.0214 of the committed references (session 46), and the second
 // half's start between the first half's answers (solver.relink) from
-// 1.0225 to 1.0169 against the references as refreshed then (session 47):
-// the bound fails on the build before it.
+// 1.0225 to 1.0169 against the references as refreshed then (session 47),
+// and the best point between the second half's answers (the end path,
+// solver.searchHalves) from 1.0174 to 1.0156 against the references as
+// refreshed then (session 48): the bound fails on the build before it.
 func TestFlexSLACostAt200Jobs(t *testing.T) {
-	const bound, seeds = 1.020, 4
+	const bound, seeds = 1.016, 4
 	w := Workload{Jobs: 200, Slots: 2000, Small: 0.5, Slack: 0.35}
 	refs := committedReferences(t, w)
 	var sum float64

@@ -1,9 +1,11 @@
 package solver
 
-// Path relinking between the two answers of searchHalves' first half on SLA
-// cost (docs/solver-at-scale.md, "What the search does", item 8): the targets of one answer are
-// moved to the other's one job at a time, and the best point strictly
-// between them starts a search of the second half.
+// Path relinking between the two answers of each of searchHalves' halves
+// on SLA cost (docs/solver-at-scale.md, "What the search does", item 8):
+// the targets of one answer are moved to the other's one job at a time,
+// and the best point strictly between them starts a search of the second
+// half (the first half's answers) or is the answer if it beats them all
+// (the second half's).
 
 import (
 	"math"
@@ -19,10 +21,21 @@ const relinkShare = 0.1
 
 // relinkAnswers relinks the two answers res both ways at once, on two
 // evaluators (relink), each taking no step once it has spent budget
-// evaluations. It returns
-// the better of the two paths' best points (the first path's among
-// equals), ok false if neither path has a point between its ends, and the
-// larger spending, as the time goes.
+// evaluations. It returns the better of the two paths' best points (the
+// first path's among equals), ok false if neither path has a point between
+// its ends, and the larger spending, as the time goes.
+//
+// Between the second half's answers (the end path) its evaluations come on
+// top of the budget: about 1% more instructions at J = 100 and 200
+// together (scripts/instructions.sh), where paid for out of the second
+// half it bought nothing. Measured at the default effort, SLA cost, eight
+// seeds of the kicks, summed excess over the best known
+// (docs/solver-at-scale-log.md, session 48): 22 cells at J = 200 0.0589 ->
+// 0.0469; not used to choose it, seeds 30 to 35 at J = 200 0.1169 ->
+// 0.1110 and 26 to 29 0.0309 -> 0.0263, seeds 20 to 23 against
+// references searched afresh 0.0758 -> 0.0698; J = 100 0.0874 -> 0.0844;
+// J = 50 and 20 the same. 1.1 times the budget instead bought about as
+// much (seeds 30 to 35: 0.1099) for about 10% more time.
 func (ev *evaluator) relinkAnswers(res [2]scoredOrder, budget int) (best scoredOrder, spent int, ok bool) {
 	var out [2]scoredOrder
 	var found [2]bool

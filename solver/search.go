@@ -373,8 +373,10 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 // of them orders the targets by their deadlines alone (evaluator.byDeadline:
 // see levelJit) and starts from the best point on a path between the first
 // half's two answers (relinkAnswers; both start there if it beats both
-// answers), the path's evaluations taken from the other half. It returns
-// the best of the answers, the earliest among equals.
+// answers), the path's evaluations taken from the other half, and the best
+// point on a path between the second half's answers is the answer if it
+// beats them all (its evaluations on top). It returns the best of the
+// answers, the earliest among equals.
 //
 // Why: two searches from two starts end apart, each in a basin of its own
 // (on SLA cost at J = 200 2.2% apart on average over 110 instances, each
@@ -401,14 +403,18 @@ func (ev *evaluator) dueSearches(best scoredOrder, sorted []scoredOrder, budget 
 func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder {
 	half := budget / 2
 	rest := budget - half
-	var between func(res [2]scoredOrder) (scoredOrder, bool)
+	var between func(res [2]scoredOrder, second bool) (scoredOrder, bool)
 	if ev.slaOnly {
 		// On SLA cost the second half's second search starts from the
 		// best point between the first half's answers (relink), which
-		// the second half pays for.
-		between = func(res [2]scoredOrder) (scoredOrder, bool) {
+		// the second half pays for; the best point between the second
+		// half's answers competes with them, its evaluations on top of
+		// the budget (see relinkAnswers).
+		between = func(res [2]scoredOrder, second bool) (scoredOrder, bool) {
 			m, used, ok := ev.relinkAnswers(res, int(relinkShare*float64(budget)))
-			rest -= used
+			if !second {
+				rest -= used
+			}
 			return m, ok
 		}
 	}
@@ -435,9 +441,11 @@ func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder
 // each run telling itself apart by x. With between not nil, what it makes
 // of the first half's answers (ok) starts the second half instead: both of
 // its searches if it beats the better answer, the second (x = 1)
-// otherwise. search must answer no worse than the order it starts from.
-// It returns the best answer, the earliest among equals.
-func (ev *evaluator) inHalves(starts [2]scoredOrder, between func(res [2]scoredOrder) (scoredOrder, bool), search func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder) scoredOrder {
+// otherwise; and what it makes of the second half's answers (second set)
+// is the answer if it beats them all. search must answer no worse than
+// the order it starts from. It returns the best answer, the earliest among
+// equals.
+func (ev *evaluator) inHalves(starts [2]scoredOrder, between func(res [2]scoredOrder, second bool) (scoredOrder, bool), search func(e *evaluator, x int, from scoredOrder, second bool) scoredOrder) scoredOrder {
 	var res [2]scoredOrder
 	both := func(starts [2]scoredOrder, second bool) {
 		ev.atOnce(2, func(e *evaluator, x int) { res[x] = search(e, x, starts[x], second) })
@@ -449,7 +457,7 @@ func (ev *evaluator) inHalves(starts [2]scoredOrder, between func(res [2]scoredO
 	}
 	next := [2]scoredOrder{mid, mid}
 	if between != nil {
-		if m, ok := between(res); ok && m.s.less(mid.s) {
+		if m, ok := between(res, false); ok && m.s.less(mid.s) {
 			mid = m
 			next = [2]scoredOrder{m, m}
 		} else if ok {
@@ -461,6 +469,11 @@ func (ev *evaluator) inHalves(starts [2]scoredOrder, between func(res [2]scoredO
 	for _, r := range res {
 		if r.s.less(best.s) {
 			best = r
+		}
+	}
+	if between != nil {
+		if m, ok := between(res, true); ok && m.s.less(best.s) {
+			best = m
 		}
 	}
 	return best

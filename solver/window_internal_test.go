@@ -118,11 +118,12 @@ func TestIterateWalks(t *testing.T) {
 // apart, the second by its targets' deadlines alone on SLA cost
 // (byDeadline); on SLA cost the second of them starts from the best point
 // between the first half's answers (relinkAnswers), and both do if it
-// beats them. On some instance the second must win, or it buys nothing,
-// the second half's two searches must end apart on some instance, or
-// their kicks do not differ, and on SLA cost there must be a point between
-// on some instance and, from budgetBoundJobs jobs, one that beats both
-// answers.
+// beats them; the best point between the second half's answers is the
+// answer if it beats them all. On some instance the second must win, or
+// it buys nothing, the second half's two searches must end apart on some
+// instance, or their kicks do not differ, and on SLA cost there must be a
+// point between on some instance and, from budgetBoundJobs jobs, one that
+// beats both answers, after each half.
 func TestDueSearches(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	tardiness := []penalty.Metric{penalty.AvgTardiness, penalty.WeightedTardiness}
@@ -137,7 +138,7 @@ func TestDueSearches(t *testing.T) {
 		{sla, 30, 60, 300},
 		{sla, budgetBoundJobs, 20, 300},
 	} {
-		secondWon, apart, relinked, relinkWon := 0, 0, 0, 0
+		secondWon, apart, relinked, relinkWon, endWon := 0, 0, 0, 0, 0
 		for i := range 10 {
 			m := c.metrics[i%len(c.metrics)]
 			in := deadlineInstance(t, rng, c.jobs+rng.IntN(c.more), m)
@@ -226,6 +227,14 @@ func TestDueSearches(t *testing.T) {
 				if !slices.Equal(alone[0].o.order, alone[1].o.order) {
 					apart++
 				}
+				if m == penalty.SLACost {
+					// The best point between the second half's answers
+					// is the answer if it beats them all.
+					if end, _, ok := newEvaluator(in).relinkAnswers(alone, int(relinkShare*float64(c.budget))); ok && end.s.less(want.s) {
+						want = end
+						endWon++
+					}
+				}
 			}
 			if !slices.Equal(got.o.order, want.o.order) || got.s != want.s {
 				t.Errorf("instance %d (%s, %d jobs): dueSearches %v, better search alone %v", i, m, n, got.s, want.s)
@@ -242,6 +251,9 @@ func TestDueSearches(t *testing.T) {
 		}
 		if slices.Contains(c.metrics, penalty.SLACost) && c.jobs >= budgetBoundJobs && relinkWon == 0 {
 			t.Errorf("%v from %d jobs: a point between the first half's answers never beat them", c.metrics, c.jobs)
+		}
+		if slices.Contains(c.metrics, penalty.SLACost) && c.jobs >= budgetBoundJobs && endWon == 0 {
+			t.Errorf("%v from %d jobs: a point between the second half's answers never beat them", c.metrics, c.jobs)
 		}
 	}
 }
