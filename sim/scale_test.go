@@ -137,12 +137,16 @@ func TestFlexSLACostAt100Jobs(t *testing.T) {
 // pre-phase (solver.levelJit, byDeadline, slaPreJobs) took it from 1.0325
 // to 1.0214 of the committed references (session 46), and the second
 // half's start between the first half's answers (solver.relink) from
-// 1.0225 to 1.0169 against the references as refreshed then (session 47),
-// and the best point between the second half's answers (the end path,
-// solver.searchHalves) from 1.0174 to 1.0156 against the references as
-// refreshed then (session 48): the bound fails on the build before it.
+// 1.0225 to 1.0169 against the references as refreshed then (session 47):
+// the bound fails on the build before it. The best point between the
+// second half's answers (the end path, solver.searchHalves) reads 1.0174
+// -> 1.0156 here against the references as refreshed in session 48, but
+// over sixteen seeds of the kicks 1.0178 -> 1.0170 (the build before
+// relink 1.0229), and a scratch build no better on average read 1.0212
+// with these four seeds: four seeds move an average by half a percent,
+// so the bound stays where it fails only the build before relink.
 func TestFlexSLACostAt200Jobs(t *testing.T) {
-	const bound, seeds = 1.016, 4
+	const bound, seeds = 1.020, 4
 	w := Workload{Jobs: 200, Slots: 2000, Small: 0.5, Slack: 0.35}
 	refs := committedReferences(t, w)
 	var sum float64
