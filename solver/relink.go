@@ -20,8 +20,8 @@ import (
 const relinkShare = 0.1
 
 // relinkAnswers relinks the two answers res both ways at once, on two
-// evaluators (relink), each taking no step once it has spent budget
-// evaluations. It returns the better of the two paths' best points (the
+// evaluators (relink, with back the instance's backOrder), each taking no
+// step once it has spent budget evaluations. It returns the better of the two paths' best points (the
 // first path's among equals), ok false if neither path has a point between
 // its ends, and the larger spending, as the time goes.
 //
@@ -36,11 +36,10 @@ const relinkShare = 0.1
 // references searched afresh 0.0758 -> 0.0698; J = 100 0.0874 -> 0.0844;
 // J = 50 and 20 the same. 1.1 times the budget instead bought about as
 // much (seeds 30 to 35: 0.1099) for about 10% more time.
-func (ev *evaluator) relinkAnswers(res [2]scoredOrder, budget int) (best scoredOrder, spent int, ok bool) {
+func (ev *evaluator) relinkAnswers(res [2]scoredOrder, back []int, budget int) (best scoredOrder, spent int, ok bool) {
 	var out [2]scoredOrder
 	var found [2]bool
 	var used [2]int
-	back := ev.in.backOrder()
 	ev.atOnce(2, func(e *evaluator, x int) {
 		out[x], used[x], found[x] = e.relink(res[x], res[1-x], back, budget)
 	})
@@ -53,10 +52,10 @@ func (ev *evaluator) relinkAnswers(res [2]scoredOrder, budget int) (best scoredO
 }
 
 // relink walks from a's targets (levelSearch's levels, with back as the
-// back order: the SLA step each job meets) to b's, one job at a time: at each step every job whose
-// target still differs is moved to b's target on its own, each such order
-// scored by an estimate (scoreEstimate, against the order the path stands
-// on), and the best is taken whether or not it beats the step before. It
+// back order: the SLA step each job meets) to b's, one job at a time: at
+// each step every job whose target still differs is moved to b's target
+// on its own, each such order scored by an estimate (scoreEstimate,
+// against the order the path stands on), and the best is taken whether or not it beats the step before. It
 // returns the best order strictly between the two ends, exactly scored,
 // and the evaluations spent (two schedules for the ends' targets, one per
 // step recorded, the estimates by their share of a schedule, one to score

@@ -410,8 +410,10 @@ func (ev *evaluator) searchHalves(starts [2]scoredOrder, budget int) scoredOrder
 		// the second half pays for; the best point between the second
 		// half's answers competes with them, its evaluations on top of
 		// the budget (see relinkAnswers).
+		// Both paths share the back order, made once.
+		back := ev.in.backOrder()
 		between = func(res [2]scoredOrder, second bool) (scoredOrder, bool) {
-			m, used, ok := ev.relinkAnswers(res, int(relinkShare*float64(budget)))
+			m, used, ok := ev.relinkAnswers(res, back, int(relinkShare*float64(budget)))
 			if !second {
 				rest -= used
 			}

@@ -202,7 +202,7 @@ func TestDueSearches(t *testing.T) {
 				if m == penalty.SLACost {
 					// The best point between the two answers starts the
 					// second search, or both if it beats them.
-					between, used, ok := newEvaluator(in).relinkAnswers(alone, int(relinkShare*float64(c.budget)))
+					between, used, ok := newEvaluator(in).relinkAnswers(alone, in.backOrder(), int(relinkShare*float64(c.budget)))
 					rest -= used
 					if ok {
 						relinked++
@@ -230,7 +230,7 @@ func TestDueSearches(t *testing.T) {
 				if m == penalty.SLACost {
 					// The best point between the second half's answers
 					// is the answer if it beats them all.
-					if end, _, ok := newEvaluator(in).relinkAnswers(alone, int(relinkShare*float64(c.budget))); ok && end.s.less(want.s) {
+					if end, _, ok := newEvaluator(in).relinkAnswers(alone, in.backOrder(), int(relinkShare*float64(c.budget))); ok && end.s.less(want.s) {
 						want = end
 						endWon++
 					}
