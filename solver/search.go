@@ -757,9 +757,12 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		wide = reserve > 0
 	}
 	if left := budget - spent; left > 0 {
-		jump := maxJump
+		jump, window := maxJump, searchWindow
 		if ev.farJumps {
 			jump = n
+			if n >= budgetBoundJobs {
+				window = n
+			}
 		}
 		if wide {
 			o, s, used := ev.windowSearch(best.o.order, &best.s, left, n, n, n, nil)
@@ -767,7 +770,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 			best = best.beatenBy(o, s, "+descent")
 			left = budget - spent
 		}
-		o, s, used := ev.windowSearch(best.o.order, &best.s, left, searchWindow, searchWindow, jump, nil)
+		o, s, used := ev.windowSearch(best.o.order, &best.s, left, window, searchWindow, jump, nil)
 		spent += used
 		best = best.beatenBy(o, s, "+window")
 	}
