@@ -219,6 +219,29 @@ func TestPlaceOfIsRebuilds(t *testing.T) {
 	}
 }
 
+// TestRebuildIsBuild: rebuild, for one job (its own path) and for several,
+// gives the order a full sort by the new targets gives.
+func TestRebuildIsBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 90))
+	const n = 40
+	ev := guessInstance(t, rng, n, penalty.SLACost, false)
+	order := rng.Perm(n)
+	lv := ev.newLevels(order, rng.Perm(n))
+	lv.build(order)
+	for range 500 {
+		ks := rng.Perm(n)[:1+rng.IntN(4)]
+		for _, k := range ks {
+			lv.level[k] = lv.first[k] + rng.IntN(lv.none[k]-lv.first[k]+1)
+		}
+		want := slices.Clone(order)
+		lv.build(want)
+		lv.rebuild(order, ks...)
+		if !slices.Equal(order, want) {
+			t.Fatalf("jobs %v to targets %v: rebuild gives %v, build %v", ks, lv.level, order, want)
+		}
+	}
+}
+
 // TestBeforeIsBuildsPlace: levels.before puts a job where a binary search
 // by cmp does, among targeted jobs and given-up ones (back order).
 func TestBeforeIsBuildsPlace(t *testing.T) {
