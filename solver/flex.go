@@ -744,19 +744,19 @@ type searchSettings struct {
 	// (guessBest) and its sweeps already run the order's length, so the
 	// other targets cost a term each; the search's instructions fell
 	// (the guesses count towards the budget), 0.97 times at J = 200 and
-	// 0.95 to 0.96 at J = 1,000 on both tardiness metrics. Measured at the default effort,
-	// summed excess over the best known, weighted tardiness at J = 200,
-	// four seeds of the kicks / the default seed: seeds 36 and 37 (both
-	// settings, references at effort 20, not used to choose anything
-	// before) 0.0884 / 0.0905 -> 0.0289 / 0.0303 (seed 36's base case
-	// 1.0679 -> 1.0107, its worst instance 1.269 -> 1.026); the 22
-	// tuning cells 0.1368 / 0.1336 -> 0.1432 / 0.1382; seeds 26 to 29
-	// 0.0480 / 0.0417 -> 0.0471 / 0.0437. avg_tardiness the same within
-	// 0.002 on each set. In both of the first half's searches, the
-	// tuning cells and seeds 26 to 29 did worse (0.1631, 0.0618); below
-	// budgetBoundJobs, at J = 100 with SRPT's search, weighted tardiness
-	// did worse (22 cells 0.0399 -> 0.0518, one past 1%)
-	// (docs/solver-at-scale-log.md, session 49).
+	// 0.95 to 0.96 at J = 1,000 on both tardiness metrics. Measured at
+	// the default effort, summed excess over the best known, weighted
+	// tardiness at J = 200, four seeds of the kicks / the default seed:
+	// seeds 36 and 37 (both settings, references at effort 20, not used
+	// to choose anything before) 0.0884 / 0.0905 -> 0.0289 / 0.0303
+	// (seed 36's base case 1.0679 -> 1.0107, its worst instance 1.269 ->
+	// 1.026); the 22 tuning cells 0.1368 / 0.1336 -> 0.1432 / 0.1382;
+	// seeds 26 to 29 0.0480 / 0.0417 -> 0.0471 / 0.0437. avg_tardiness
+	// the same within 0.002 on each set. In both of the first half's
+	// searches, the tuning cells and seeds 26 to 29 did worse (0.1631,
+	// 0.0618); below budgetBoundJobs, at J = 100 with SRPT's search,
+	// weighted tardiness did worse (22 cells 0.0399 -> 0.0518, one past
+	// 1%) (docs/solver-at-scale-log.md, session 49).
 	farJumps bool
 	// kicks is added to every random stream of the evaluator's (rng):
 	// two searches alike from one order (searchHalves' second half) then
