@@ -472,8 +472,8 @@ const levelJit = 0.5
 // task's time) keeps most of levelJit and goes earlier by a share of a
 // task's time. Measured beside levelJit at 0.5, eight seeds of the kicks,
 // SLA cost on the unseen seeds 10 to 13 against references searched again
-// from the levelJit build's answers: summed excess of the four cells at J = 50 and
-// 100 0.0434 -> 0.0376, all of it in the base case at J = 50 (1.0091 ->
+// from the levelJit build's answers: summed excess of the four cells at J =
+// 50 and 100 0.0434 -> 0.0376, all of it in the base case at J = 50 (1.0091 ->
 // 1.0039; J = 100 the same within 0.0004); 0.2 did 0.0403, 0.5 0.0394, 0.1
 // and 0.05 0.0416 and 0.0426, and adding instead of taking off (0.1, 0.25)
 // 0.0484 and 0.0481.

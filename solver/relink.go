@@ -21,9 +21,10 @@ const relinkShare = 0.1
 
 // relinkAnswers relinks the two answers res both ways at once, on two
 // evaluators (relink, with back the instance's backOrder), each taking no
-// step once it has spent budget evaluations. It returns the better of the two paths' best points (the
-// first path's among equals), ok false if neither path has a point between
-// its ends, and the larger spending, as the time goes.
+// step once it has spent budget evaluations. It returns the better of the
+// two paths' best points (the first path's among equals), ok false if
+// neither path has a point between its ends, and the larger spending, as
+// the time goes.
 //
 // Between the second half's answers (the end path) its evaluations come on
 // top of the budget: about 1% more instructions at J = 100 and 200
@@ -55,12 +56,13 @@ func (ev *evaluator) relinkAnswers(res [2]scoredOrder, back []int, budget int) (
 // back order: the SLA step each job meets) to b's, one job at a time: at
 // each step every job whose target still differs is moved to b's target
 // on its own, each such order scored by an estimate (scoreEstimate,
-// against the order the path stands on), and the best is taken whether or not it beats the step before. It
-// returns the best order strictly between the two ends, exactly scored,
-// and the evaluations spent (two schedules for the ends' targets, one per
-// step recorded, the estimates by their share of a schedule, one to score
-// the answer); ok false if the answers' targets differ in fewer than two
-// jobs (no point between) or budget ran out before the first step.
+// against the order the path stands on), and the best is taken whether or
+// not it beats the step before. It returns the best order strictly
+// between the two ends, exactly scored, and the evaluations spent (two
+// schedules for the ends' targets, one per step recorded, the estimates by
+// their share of a schedule, one to score the answer); ok false if the
+// answers' targets differ in fewer than two jobs (no point between) or
+// budget ran out before the first step.
 //
 // Why: the first half's two searches end in basins of their own, and the
 // points between them mix what each got right: a local optimum's
