@@ -305,7 +305,11 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seed 36's base case at J = 200, instance 1: weighted tardiness
 //     0.346184 (below the reference search's 0.346251) where every search
 //     of FLEX's stopped at 0.4393 to 0.4396, 1.27 times it, before the
-//     far-jumping search moved a job to any position (evaluator.farJumps).
+//     far-jumping search moved a job to any position (evaluator.farJumps);
+//   - seed 36's base case at J = 200, instance 4: 12 tardy jobs where FLEX
+//     had 13 before the probes of its admissions ran only until the job
+//     admitted completes (solver's latestOnTime): the admission that pays
+//     is the twelfth late job's, which the budget reaches since.
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -332,6 +336,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base200, 11, 3, penalty.MaxWeightedTardiness, 0.227908, 1.01},
 		{second200, 23, 2, penalty.WeightedTardyJobs, 7.41927, 1.005},
 		{base200, 36, 1, penalty.WeightedTardiness, 0.346184, 1.01},
+		{base200, 36, 4, penalty.TardyJobs, 12, 1},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -350,19 +350,31 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 	ev := j.ev
 	in := ev.in
 	n := len(best.o.order)
-	spent := 0
+	// The schedules built in full, and the events of the probes for the
+	// latest position where a job is on time (latestOnTime), which start
+	// from best's recording where they stop early.
+	full, events := 0, 0
+	if ev.partialProbes() {
+		full++
+		ev.evaluations++
+		ev.setBase(best.o.order)
+	}
+	spent := func() int { return full + (events+n-1)/n }
+	scored := func(o []int) score {
+		full++
+		return ev.score(o)
+	}
 	// latest moves job x in o to the latest position where it is on time,
 	// into j.cand, and scores it there; false when x is late even first
 	// or the budget is spent.
 	latest := func(o []int, x int) (score, bool) {
-		at, used := ev.latestOnTime(j.cand, o, x, budget-spent)
-		spent += used
-		if at < 0 || spent >= budget {
+		at, used := ev.latestOnTime(j.cand, o, x, budget-spent())
+		events += used
+		if at < 0 || spent() >= budget {
 			return score{}, false
 		}
 		moveTo(j.cand, o, slices.Index(o, x), at)
-		spent++
-		return ev.score(j.cand), true
+		return scored(j.cand), true
 	}
 	// earlier moves job x of the chain's order to the latest position
 	// where it is on time, marking it out; where it cannot be, the order
@@ -373,8 +385,7 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 		s, ok := latest(j.scratch, x)
 		if !ok {
 			copy(j.cand, j.scratch)
-			ev.score(j.cand)
-			spent++
+			scored(j.cand)
 		}
 		return s, ok
 	}
@@ -382,13 +393,13 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 	clear(j.out)
 	s, ok := latest(best.o.order, k)
 	if !ok {
-		return nil, score{}, spent
+		return nil, score{}, spent()
 	}
 	j.keep[k], j.out[k] = true, true
 	copy(j.chain, j.cand)
 	chainS := s
 	for range jitChainSteps {
-		if spent >= budget {
+		if spent() >= budget {
 			break
 		}
 		for _, x := range j.cand {
@@ -443,8 +454,7 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 				j.keep[drop], j.out[drop] = false, true
 				copy(j.scratch, j.cand)
 				moveTo(j.cand, j.scratch, slices.Index(j.scratch, drop), n)
-				s = ev.score(j.cand)
-				spent++
+				s = scored(j.cand)
 			}
 		}
 		if s.less(chainS) {
@@ -453,35 +463,69 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 		}
 	}
 	o, s := slices.Clone(j.chain), chainS
-	if spent < budget {
+	if left := budget - spent(); left > 0 {
 		var used int
-		o, s, used = ev.windowSearch(o, &chainS, min(admitFrontEvaluations, budget-spent), searchWindow, searchWindow, maxJump, nil)
-		spent += used
+		o, s, used = ev.windowSearch(o, &chainS, min(admitFrontEvaluations, left), searchWindow, searchWindow, maxJump, nil)
+		full += used
 	}
-	return o, s, spent
+	return o, s, spent()
 }
 
 // latestOnTime is the latest position before its own in o where job x is
 // on time once moved there, -1 when it is late even first, found by
 // bisection (a job moved earlier finishes no later, up to MPS's
-// rounding), with dst as the workspace; and the evaluations it spent, at
-// most budget (the position then is the latest found on time so far).
-func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, spent int) {
+// rounding), with dst as the workspace; and the events it ran, a share of a
+// schedule's J each probe (the caller counts them as estimates are
+// counted). It probes no more once it has run budget schedules' worth (the
+// position then is the latest found on time so far). Where partialProbes
+// says so, each probe runs only until x completes or its deadline passes
+// (mps.Packer.CompletionBy), from the evaluator's recording where the
+// orders share a prefix; otherwise each is a full schedule (J events).
+func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, events int) {
+	n := len(o)
+	due := ev.in.pj[x].Deadline
+	partial := ev.partialProbes()
 	cur := slices.Index(o, x)
 	lo, hi := -1, cur
-	for hi-lo > 1 && spent < budget {
+	for hi-lo > 1 && events < budget*n {
 		mid := (lo + hi) / 2
 		moveTo(dst, o, cur, mid)
-		ev.score(dst)
-		spent++
-		if ev.completions[x] <= ev.in.pj[x].Deadline {
+		c := 0.0
+		if partial {
+			e0 := ev.packer.Events()
+			ev.evaluations++
+			c = ev.packer.CompletionBy(dst, x, due, ev.completions)
+			events += max(1, ev.packer.Events()-e0)
+		} else {
+			ev.score(dst)
+			c = ev.completions[x]
+			events += n
+		}
+		if c <= due {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return lo, spent
+	return lo, events
 }
+
+// partialProbes is whether latestOnTime's probes run only until the job
+// they move completes, from budgetBoundJobs.
+//
+// Why: admitFront's admissions, about 50 evaluations each at J = 200,
+// tried 8 to 10 late jobs within their budget when the one that pays was
+// the 12th (tardy jobs, seed 36's base case, instance 4: 13 tardy jobs
+// against 12), and most of an admission's schedules were these probes,
+// full runs for one job's completion. A probe moves a late job to where it
+// is on time, near the front: it ran 1 to 60 of the 200 events there, and
+// an admission cost about 28 evaluations. Measured at the default effort
+// on tardy jobs and weighted tardy jobs at J = 200 (docs/solver-at-scale-
+// log.md, session 50), every set of cells the same or better; at J = 100
+// some cells better and some worse (seed 23's base case, weighted tardy
+// jobs, 1.0056 -> 1.0092: an admission that pays sooner leads elsewhere),
+// so below budgetBoundJobs the probes stay full runs.
+func (ev *evaluator) partialProbes() bool { return len(ev.in.jobs) >= budgetBoundJobs }
 
 // jitChainSteps is how many jobs justInTime.admit gives up or admits after
 // the first: with 3, seed 20's weighted tardy jobs instance above stays at

@@ -410,7 +410,9 @@ func (ev *evaluator) kickSpan() int {
 // session 42).
 func (ev *evaluator) farLate(best scoredOrder, budget int) (scoredOrder, int) {
 	in := ev.in
-	ev.score(best.o.order)
+	// Recorded, so that the probes for k's place resume from it.
+	ev.evaluations++
+	ev.setBase(best.o.order)
 	spent := 1
 	k, most := -1, 0.0
 	for _, x := range best.o.order {
@@ -424,8 +426,8 @@ func (ev *evaluator) farLate(best scoredOrder, budget int) (scoredOrder, int) {
 		return best, spent
 	}
 	cand := make([]int, len(best.o.order))
-	at, used := ev.latestOnTime(cand, best.o.order, k, budget-spent)
-	spent += used
+	at, events := ev.latestOnTime(cand, best.o.order, k, budget-spent)
+	spent += (events + len(cand) - 1) / len(cand)
 	cur := slices.Index(best.o.order, k)
 	if at = max(at, 0); at >= cur || spent >= budget {
 		return best, spent

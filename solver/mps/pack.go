@@ -134,6 +134,10 @@ type Packer struct {
 	spliceM    int       // Estimate: look for a meeting once the boundary passes this position
 	spliceLo   int       // Estimate: the first recorded event whose boundary is not before the run's
 	spliced    bool      // Estimate: the run was cut short
+	// stopJob is 1 + the job whose completion, or the clock passing
+	// stopBy (absolute), ends the run early (CompletionBy); 0 runs on.
+	stopJob int32
+	stopBy  float64
 }
 
 // jobState is one job's state during a run. Work is accounted lazily: rem is
@@ -312,6 +316,9 @@ func (p *Packer) loop(out []float64, first []int, live int, t, lastEnd float64, 
 				p.touched = append(p.touched, j)
 			}
 			live--
+		}
+		if p.stopJob > 0 && (!p.jobs[p.stopJob-1].live || in.Now+t > p.stopBy) {
+			break
 		}
 		p.advance(t)
 		if p.recording && live > 0 {

@@ -236,3 +236,78 @@ func TestEstimateExactWhenNotCut(t *testing.T) {
 		}
 	})
 }
+
+// TestCompletionByMatchesBoundCompletions: for any input, order and job x,
+// CompletionBy gives x's completion of a full run bit for bit when x is
+// done by the limit and +Inf when it is not, from no recording at all
+// and from a recording that shares any prefix with the order; and the
+// packer is as it was after it (a full run and a Resume next give a full
+// run's completions).
+func TestCompletionByMatchesBoundCompletions(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		in, order := genInput(t, 40)
+		n := len(order)
+		if n == 0 {
+			return
+		}
+		var full, p Packer
+		full.Bind(in)
+		p.Bind(in)
+		want := make([]float64, n)
+		out := make([]float64, n)
+		i := rapid.IntRange(0, n-1).Draw(t, "i")
+		k := rapid.IntRange(0, n).Draw(t, "k")
+		next := make([]int, n)
+		moveTo(next, order, i, k)
+		full.BoundCompletions(next, want)
+		if rapid.Bool().Draw(t, "record") {
+			p.Record(order, make([]float64, n))
+		}
+		x := rapid.IntRange(0, n-1).Draw(t, "x")
+		// The limit at, just before or after x's completion, or anywhere.
+		by := in.Now + rapid.Float64Range(0, 2*(want[x]-in.Now)).Draw(t, "by")
+		switch rapid.IntRange(0, 2).Draw(t, "at") {
+		case 0:
+			by = want[x]
+		case 1:
+			by = math.Nextafter(want[x], math.Inf(-1))
+		}
+		got := p.CompletionBy(next, x, by, out)
+		switch {
+		case want[x] <= by && math.Float64bits(got) != math.Float64bits(want[x]):
+			t.Fatalf("job %d (by %v): CompletionBy %v, a full run %v", x, by, got, want[x])
+		case want[x] > by && !math.IsInf(got, 1):
+			t.Fatalf("job %d (by %v): CompletionBy %v, want +Inf (a full run: %v)", x, by, got, want[x])
+		}
+		after := make([]float64, n)
+		p.BoundCompletions(next, after)
+		checkSame(t, "full run after CompletionBy", want, after)
+		if k := p.RecordedPrefix(next); k > 0 {
+			p.Resume(next, k, after)
+			checkSame(t, "resume after CompletionBy", want, after)
+		}
+	})
+}
+
+func TestCompletionByPanicsOnMisuse(t *testing.T) {
+	in, order := benchInput(5)
+	out := make([]float64, 5)
+	for _, c := range []struct {
+		name string
+		bind bool
+		job  int
+	}{{"before bind", false, 0}, {"job negative", true, -1}, {"job past the last", true, 5}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", c.name)
+				}
+			}()
+			var p Packer
+			if c.bind {
+				p.Bind(in)
+			}
+			p.CompletionBy(order, c.job, 1, out)
+		}()
+	}
+}
