@@ -309,7 +309,11 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seed 36's base case at J = 200, instance 4: 12 tardy jobs where FLEX
 //     had 13 before the probes of its admissions ran only until the job
 //     admitted completes (solver's latestOnTime): the admission that pays
-//     is the twelfth late job's, which the budget reaches since.
+//     is the twelfth late job's, which the budget reaches since;
+//   - seeds 21 and 24's second setting at J = 100, instance 3: weighted
+//     tardy jobs 3.00893 and 3.16585 (the references' values) where FLEX
+//     had 1.020 and 1.023 times them before its admissions skipped the
+//     late jobs that cannot be on time at all (justInTime.admit).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -337,6 +341,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{second200, 23, 2, penalty.WeightedTardyJobs, 7.41927, 1.005},
 		{base200, 36, 1, penalty.WeightedTardiness, 0.346184, 1.01},
 		{base200, 36, 4, penalty.TardyJobs, 12, 1},
+		{second100, 21, 3, penalty.WeightedTardyJobs, 3.00893, 1.01},
+		{second100, 24, 3, penalty.WeightedTardyJobs, 3.16585, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -293,9 +293,9 @@ type justInTime struct {
 //     them, k not) is given up, moved to the back: one late where the
 //     chain started if any (nothing lost; the biggest), else the one with
 //     the least stake per unit of work;
-//   - once none is, the late job with the earliest deadline comes in at
-//     the latest position where it is on time, in the room the jobs given
-//     up left.
+//   - once none is, the late job with the earliest deadline of those that
+//     can be on time at all (instance.reachable) comes in at the latest
+//     position where it is on time, in the room the jobs given up left.
 //
 // The best order of the chain, after a window search of
 // admitFrontEvaluations from it, is the answer, nil when k is late even
@@ -333,6 +333,19 @@ type justInTime struct {
 // The two changes together, over the cells above and seeds 22 and 23 at
 // J = 100 and 200: those two cells and seed 21's J = 200 base case
 // (weighted tardy jobs 1.0022 -> 1.0003) better, every other the same.
+//
+// Why only jobs that can be on time come in: a job late even first of the
+// order (its earliest completion, alone at its maximum, past its deadline)
+// was the next late job by deadline all the same, and each such job took
+// a step of the chain and a bisection of probes, all late. On seed 1's
+// base case at J = 100, instance 4 (tardy jobs), jobs 5 and 86 (due 0.056
+// and 0.238, earliest 0.30) took two of the five steps of every admission.
+// Measured at the default effort (docs/solver-at-scale-log.md, session
+// 50), summed excess over the best known, four seeds of the kicks:
+// weighted tardy jobs at J = 100, 22 cells 0.0652 -> 0.0541, seeds 36 and
+// 37 0.0077 -> 0.0036; at J = 200, seeds 26 to 29 0.0379 -> 0.0351; every
+// other set of tardy jobs and weighted tardy jobs at J = 100 and 200 the
+// same.
 //
 // Why the job made late is moved earlier first: on seed 21's base case at
 // J = 100, instance 6, job 54 is on time one place earlier than in FLEX's
@@ -407,10 +420,12 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 		}
 		first := slices.IndexFunc(j.cand, func(x int) bool { return j.late[x] && j.keep[x] })
 		if first < 0 {
-			// Room: the next late job, the earliest deadline first.
+			// Room: the next late job, the earliest deadline first, of
+			// those that can be on time at all.
 			next := -1
 			for _, x := range j.cand {
-				if j.late[x] && !j.out[x] && (next < 0 || in.pj[x].Deadline < in.pj[next].Deadline) {
+				if j.late[x] && !j.out[x] && in.reachable(x, in.pj[x].Deadline) &&
+					(next < 0 || in.pj[x].Deadline < in.pj[next].Deadline) {
 					next = x
 				}
 			}
@@ -418,7 +433,8 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 				break
 			}
 			if s, ok = earlier(next); !ok {
-				// Late even first: the chain goes on from where it was.
+				// Late even first after all (MPS's rounding), or the
+				// budget spent: the chain goes on from where it was.
 				continue
 			}
 			j.keep[next] = true
@@ -484,6 +500,10 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, events int) {
 	n := len(o)
 	due := ev.in.pj[x].Deadline
+	if !ev.in.reachable(x, due) {
+		// Late even first: no probe needed to say so.
+		return -1, 0
+	}
 	partial := ev.partialProbes()
 	cur := slices.Index(o, x)
 	lo, hi := -1, cur
