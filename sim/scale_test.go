@@ -313,12 +313,16 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seeds 21 and 24's second setting at J = 100, instance 3: weighted
 //     tardy jobs 3.00893 and 3.16585 (the references' values) where FLEX
 //     had 1.020 and 1.023 times them before its admissions skipped the
-//     late jobs that cannot be on time at all (justInTime.admit).
+//     late jobs that cannot be on time at all (justInTime.admit);
+//   - seed 41's base case at J = 50, instance 1: weighted tardy jobs
+//     1.57940 (the reference's) where FLEX had 1.105 times it before the
+//     budget below 100 jobs fell as 1/J from 50 jobs (dueFlatTimeJobs).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
 	second200 := Workload{Jobs: 200, Slots: 2000, Small: 0.5, Slack: 0.35}
 	second100 := Workload{Jobs: 100, Slots: 1000, Small: 0.5, Slack: 0.35}
+	base50 := Workload{Jobs: 50, Slots: 500, Small: 0.8, Slack: 0.75}
 	for _, c := range []struct {
 		w        Workload
 		seed     uint64
@@ -343,6 +347,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base200, 36, 4, penalty.TardyJobs, 12, 1},
 		{second100, 21, 3, penalty.WeightedTardyJobs, 3.00893, 1.01},
 		{second100, 24, 3, penalty.WeightedTardyJobs, 3.16585, 1.01},
+		{base50, 41, 1, penalty.WeightedTardyJobs, 1.57940, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -92,6 +92,21 @@ const (
 	// but 57 to 60 ms, at the bar).
 	tardinessGrowth = 0.85
 	dueTaperJobs    = 200
+	// dueFlatTimeJobs is the size from which, below dueEvaluationsJobs,
+	// the budget on tardy jobs and on tardiness alone falls as 1/J, the
+	// time about what J = 100 takes, rather than as 1/sqrt(J) (half as
+	// much search at J = 50 as J = 100's time allows); below it, 1/sqrt(J)
+	// again. Under about 26 jobs plateauSearchPasses * J^2 bounds the
+	// budget before either. On seed 41's base case at J = 50, instance 1
+	// (seeds 38 to 41 were never used to tune the search), FLEX had
+	// weighted tardy jobs 1.105 times the best known, which 1.2 times the
+	// budget finds. Measured at the default effort, four seeds of the
+	// kicks, summed excess over the best known of 30 cells at J = 50
+	// (seeds 1, 10 to 13 and 20 to 25, both settings, and 38 to 41;
+	// docs/solver-at-scale-log.md, session 50): weighted tardy jobs 0.0604
+	// -> 0.0379, avg_tardiness 0.0230 -> 0.0137, weighted tardiness 0.0138
+	// -> 0.0092, tardy jobs 0.0000 both; J = 20 the same (the bound).
+	dueFlatTimeJobs = 50
 	// slaPreJobs is the number of jobs from which SLA cost skips the
 	// pre-phase (Flex.Solve: a tenth of the budget on the J = 10 search
 	// before the searches at scale) and gives its tenth to the searches.
@@ -346,7 +361,12 @@ func (ev *evaluator) defaultBudget(atScale bool) int {
 		// pass unfinished (docs/solver-at-scale-log.md: 1.41 times the
 		// budget there took the summed excess over the best known of the
 		// 10 cells at J = 200 from 0.273 to 0.211, twice to 0.155).
+		// Below dueEvaluationsJobs, on tardy jobs and tardiness alone,
+		// they fall as 1/J down to dueFlatTimeJobs, then as 1/sqrt(J).
 		e := float64(due) * math.Sqrt(dueEvaluationsJobs/float64(min(n, flatFrom)))
+		if (ev.tardyOnly || ev.tardinessOnly) && n < dueEvaluationsJobs {
+			e *= math.Sqrt(dueEvaluationsJobs / float64(max(n, dueFlatTimeJobs)))
+		}
 		if ev.tardinessOnly && n > dueEvaluationsJobs {
 			e *= math.Pow(float64(min(n, dueTaperJobs))/dueEvaluationsJobs, tardinessGrowth)
 		}
