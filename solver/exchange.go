@@ -490,13 +490,15 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 // latestOnTime is the latest position before its own in o where job x is
 // on time once moved there, -1 when it is late even first, found by
 // bisection (a job moved earlier finishes no later, up to MPS's
-// rounding), with dst as the workspace; and the events it ran, a share of a
-// schedule's J each probe (the caller counts them as estimates are
-// counted). It probes no more once it has run budget schedules' worth (the
-// position then is the latest found on time so far). Where partialProbes
-// says so, each probe runs only until x completes or its deadline passes
-// (mps.Packer.CompletionBy), from the evaluator's recording where the
-// orders share a prefix; otherwise each is a full schedule (J events).
+// rounding), with dst as the workspace; and the events it is charged,
+// which the caller counts as estimates are counted. It probes no more once
+// it has been charged budget schedules' worth (the position then is the
+// latest found on time so far). Each probe runs only until x completes or
+// its deadline passes (mps.Packer.CompletionBy), from the evaluator's
+// recording where the orders share a prefix, and leaves ev.completions
+// partly written; it is charged the events it ran where partialProbes
+// says so, a whole schedule's J otherwise (the budget spent as when each
+// probe was a full schedule, so the answers are those of that search).
 func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, events int) {
 	n := len(o)
 	due := ev.in.pj[x].Deadline
@@ -510,15 +512,12 @@ func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, events int) 
 	for hi-lo > 1 && events < budget*n {
 		mid := (lo + hi) / 2
 		moveTo(dst, o, cur, mid)
-		c := 0.0
+		e0 := ev.packer.Events()
+		ev.evaluations++
+		c := ev.packer.CompletionBy(dst, x, due, ev.completions)
 		if partial {
-			e0 := ev.packer.Events()
-			ev.evaluations++
-			c = ev.packer.CompletionBy(dst, x, due, ev.completions)
 			events += max(1, ev.packer.Events()-e0)
 		} else {
-			ev.score(dst)
-			c = ev.completions[x]
 			events += n
 		}
 		if c <= due {
@@ -530,8 +529,8 @@ func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, events int) 
 	return lo, events
 }
 
-// partialProbes is whether latestOnTime's probes run only until the job
-// they move completes, from budgetBoundJobs.
+// partialProbes is whether latestOnTime's probes are charged the events
+// they run rather than a whole schedule each, from budgetBoundJobs.
 //
 // Why: admitFront's admissions, about 50 evaluations each at J = 200,
 // tried 8 to 10 late jobs within their budget when the one that pays was
@@ -544,7 +543,8 @@ func (ev *evaluator) latestOnTime(dst, o []int, x, budget int) (at, events int) 
 // log.md, session 50), every set of cells the same or better; at J = 100
 // some cells better and some worse (seed 23's base case, weighted tardy
 // jobs, 1.0056 -> 1.0092: an admission that pays sooner leads elsewhere),
-// so below budgetBoundJobs the probes stay full runs.
+// so below budgetBoundJobs each probe is charged as a full run, as it was
+// (it still stops early: the same answers in less time).
 func (ev *evaluator) partialProbes() bool { return len(ev.in.jobs) >= budgetBoundJobs }
 
 // jitChainSteps is how many jobs justInTime.admit gives up or admits after

@@ -240,7 +240,8 @@ func (p *Packer) CompletionBy(order []int, x int, by float64, out []float64) flo
 	}
 	p.stopJob, p.stopBy = int32(x)+1, by
 	defer func() { p.stopJob = 0 }()
-	if k := p.RecordedPrefix(order); len(p.recOrder) == len(order) {
+	if len(p.recOrder) == len(order) {
+		k := p.RecordedPrefix(order)
 		p.checkPrefix("CompletionBy", order, k, out)
 		p.estimating = false
 		p.resume(order, k, len(order)-1, out)
