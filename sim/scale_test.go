@@ -130,6 +130,30 @@ func TestFlexSLACostAt100Jobs(t *testing.T) {
 	}
 }
 
+// TestFlexTardyJobsAt100Jobs: on the committed base case at J = 100,
+// instance 4 (TestFlexAtScaleAgainstReferences looks at the first four
+// only), FLEX has the best known number of tardy jobs, 4, where it had 5
+// before unweighted tardy jobs had tardyBoundGrowth's budget from 100
+// jobs (solver.defaultBudget): docs/solver-at-scale.md's cell 1.025 /
+// 1.250.
+func TestFlexTardyJobsAt100Jobs(t *testing.T) {
+	w := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
+	refs := committedReferences(t, w)
+	ref, ok := refs.Lookup(4, penalty.TardyJobs)
+	if !ok || ref != 4 {
+		t.Fatalf("the committed reference of instance 4 is %v (found %v), want 4", ref, ok)
+	}
+	p := GenerateInstance(w, 1, 4)
+	p.Metric = penalty.TardyJobs
+	r, err := solver.Flex{}.Solve(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Value != ref {
+		t.Errorf("instance 4: FLEX has %v tardy jobs (%s), the best known %v", r.Value, r.Scheme, ref)
+	}
+}
+
 // TestFlexSLACostAt200Jobs locks SLA cost at J = 200 in the second setting
 // (slack 0.35, small-job share 0.5), averaged over sixteen seeds of FLEX's
 // random kicks: one seed moves a cell of five instances by a percent, and

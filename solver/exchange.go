@@ -10,8 +10,6 @@ import (
 	"cmp"
 	"slices"
 	"strings"
-
-	"github.com/flexd/flexd/penalty"
 )
 
 // splitSearch searches the orders of one shape: a front set of jobs in due
@@ -200,7 +198,7 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int)
 	}
 	// The chains move the job they make late earlier on tardy jobs, and on
 	// weighted tardy jobs from budgetBoundJobs (see justInTime.admit).
-	unweighted := !slices.ContainsFunc(in.distinctMetrics(), func(m penalty.Metric) bool { return m != penalty.TardyJobs })
+	unweighted := in.unweightedTardy()
 	jit := justInTime{ev: ev, onTime: make([]bool, n), late: make([]bool, n), keep: make([]bool, n), out: make([]bool, n),
 		cand: make([]int, n), scratch: make([]int, n), chain: make([]int, n),
 		reposition: n >= budgetBoundJobs || unweighted}
@@ -855,7 +853,7 @@ func (ev *evaluator) exchangeKeys(keys []dueKey, onTime []bool, back []int, best
 	}
 	res := make([]result, len(keys))
 	keyBudget := budget
-	if len(onTime) < budgetBoundJobs && slices.Equal(ev.in.distinctMetrics(), []penalty.Metric{penalty.TardyJobs}) {
+	if len(onTime) < budgetBoundJobs && ev.in.unweightedTardy() {
 		keyBudget = budget / len(keys)
 	}
 	run := func(e *evaluator, x int) {

@@ -338,6 +338,12 @@ func (in *instance) distinctMetrics() []penalty.Metric {
 	return out
 }
 
+// unweightedTardy is whether every job's metric is tardy jobs (unweighted):
+// one late job is worth another, which the searches of tardy jobs use.
+func (in *instance) unweightedTardy() bool {
+	return !slices.ContainsFunc(in.metrics, func(m penalty.Metric) bool { return m != penalty.TardyJobs })
+}
+
 // dispatchOrders builds orders for sums of deadline penalties by
 // dispatching, the classical constructive heuristics for total (weighted)
 // tardiness on one machine, with the cluster as that machine (each job
