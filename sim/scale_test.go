@@ -340,7 +340,10 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     late jobs that cannot be on time at all (justInTime.admit);
 //   - seed 41's base case at J = 50, instance 1: weighted tardy jobs
 //     1.57940 (the reference's) where FLEX had 1.105 times it before the
-//     budget below 100 jobs fell as 1/J from 50 jobs (dueFlatTimeJobs).
+//     budget below 100 jobs fell as 1/J from 50 jobs (dueFlatTimeJobs);
+//   - seed 13's second setting at J = 100, instance 3: 10 tardy jobs where
+//     FLEX had 11 before the Moore-Hodgson pass ended its search
+//     (mooreHodgsonPass).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -372,6 +375,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{second100, 21, 3, penalty.WeightedTardyJobs, 3.00893, 1.01},
 		{second100, 24, 3, penalty.WeightedTardyJobs, 3.16585, 1.01},
 		{base50, 41, 1, penalty.WeightedTardyJobs, 1.57940, 1.01},
+		{second100, 13, 3, penalty.TardyJobs, 10, 1},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -493,7 +493,9 @@ const secondHalfKicks = 100
 // exchanges, the keys at once; on SLA cost one key, followed by the
 // iterated level search and, below budgetBoundJobs, a full descent;
 // skipped on tardiness alone; then window search from the best result;
-// then iterated window search with what is left of the budget. It returns
+// then iterated window search with what is left of the budget; on tardy
+// jobs late jobs to the front around the walks (admitFront) and, last,
+// Moore-Hodgson's rule from the on-time set (mooreHodgsonPass). It returns
 // the best order found, or best itself when nothing beats it.
 func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	in := ev.in
@@ -832,6 +834,11 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// other cell of weighted tardy jobs and tardy jobs the same; J = 200
 		// up to 3% slower (docs/solver-at-scale-log.md, session 41).
 		best, _ = ev.admitFront(best, 2*reserved, 0, 2*reserved)
+	}
+	if ev.tardyOnly {
+		// Moore-Hodgson's rule from the on-time set, under the deadline
+		// and the jit order (mooreHodgsonPass).
+		best = ev.mooreHodgsonPass(best, in.reachableDue, in.jitDue)
 	}
 	return best
 }
