@@ -15,9 +15,12 @@ import "slices"
 // most room to the jobs considered after it. Each key starts again from
 // the on-time set of the best order so far; the best order found is the
 // answer if it beats best, best otherwise. One schedule per job that joins
-// or leaves, on top of the search's budget: about 20 a solve at J = 100
-// and 26 at J = 200 on the FLEX 4.1 base case, a few tenths of a
-// millisecond.
+// or leaves, and one for the on-time set and one for the answer under each
+// key, on top of the search's budget: about 20 a solve at J = 100 and 26
+// at J = 200 on the FLEX 4.1 base case, a few tenths of a millisecond. It
+// stops joining jobs once it has spent budget schedules (dueSearch gives
+// it mooreHodgsonShare of its own): the late jobs grow with J, and each
+// schedule costs about J log J.
 //
 // Why: the searches before it give up jobs one or two at a time
 // (swapSearch's trades, the admissions' chains) and judge each step by its
@@ -33,21 +36,30 @@ import "slices"
 // deadline, 0.0693 with the jit order); a second round of both found
 // nothing more, and the pass before the walks rather than last did the
 // same within noise (docs/solver-at-scale-log.md, session 51).
-func (ev *evaluator) mooreHodgsonPass(best scoredOrder, keys ...func(k int) float64) scoredOrder {
+func (ev *evaluator) mooreHodgsonPass(best scoredOrder, budget int, keys ...func(k int) float64) scoredOrder {
 	in := ev.in
 	n := len(in.jobs)
 	back := in.backOrder()
 	order := make([]int, n)
+	spent := 0
 	for _, key := range keys {
+		if spent+2 > budget {
+			break
+		}
 		byKey := sortedBy(n, key)
 		front := ev.onTimeSet(best.o.order)
+		spent += 2 // the on-time set's schedule and the last
 		for _, k := range byKey {
+			if spent >= budget {
+				break
+			}
 			if front[k] || !in.reachable(k, in.pj[k].Deadline) {
 				continue
 			}
 			front[k] = true
 			// Each round gives up one job: at most n rounds.
 			for range n {
+				spent++
 				buildSplit(order, front, byKey, back)
 				ev.score(order)
 				first := slices.IndexFunc(order, func(j int) bool { return !front[j] || in.fn[j].At(ev.completions[j]) > 0 })
@@ -70,3 +82,11 @@ func (ev *evaluator) mooreHodgsonPass(best scoredOrder, keys ...func(k int) floa
 	}
 	return best
 }
+
+// mooreHodgsonShare is the share of dueSearch's budget that
+// mooreHodgsonPass may spend on top of it: never reached at J = 100 and
+// 200 (about 20 and 26 schedules of some 3,250), it bounds the pass where
+// the budget falls as 1/J^2 (past dueTaperJobs): at J = 1,000 the whole
+// pass took 1.15 times the instructions of the solve without it, a tenth
+// of the budget 1.0x.
+const mooreHodgsonShare = 0.1

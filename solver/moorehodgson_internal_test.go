@@ -31,7 +31,7 @@ func TestMooreHodgsonPassGivesUpTheLongJob(t *testing.T) {
 		if cmpTol(s0.value, 3) != 0 {
 			t.Fatalf("%s: the start scores %v, want 3 (a, b and c late)", m, s0.value)
 		}
-		got := ev.mooreHodgsonPass(scoredOrder{ordering{"start", start}, s0}, in.reachableDue)
+		got := ev.mooreHodgsonPass(scoredOrder{ordering{"start", start}, s0}, 100, in.reachableDue)
 		if cmpTol(got.s.value, 1) != 0 || got.o.scheme != "start+mh" || !slices.Equal(got.o.order, []int{1, 2, 3, 0}) {
 			t.Errorf("%s: %s %v %v, want start+mh [1 2 3 0] 1 (L late)", m, got.o.scheme, got.o.order, got.s.value)
 		}
@@ -50,7 +50,7 @@ func TestMooreHodgsonPassScoresWhatItReturns(t *testing.T) {
 		n := len(in.jobs)
 		start := sortedBy(n, func(k int) float64 { return -in.work[k] })
 		s0 := ev.score(start)
-		got := ev.mooreHodgsonPass(scoredOrder{ordering{"start", start}, s0}, in.reachableDue, in.jitDue)
+		got := ev.mooreHodgsonPass(scoredOrder{ordering{"start", start}, s0}, 1000, in.reachableDue, in.jitDue)
 		if !slices.Equal(slices.Sorted(slices.Values(got.o.order)), identity(n)) {
 			t.Fatalf("instance %d: %v is not a permutation", i, got.o.order)
 		}
@@ -62,6 +62,15 @@ func TestMooreHodgsonPassScoresWhatItReturns(t *testing.T) {
 		}
 		if got.s.less(s0) {
 			better++
+		}
+		// A budget bounds the jobs that join: each may cost up to n
+		// schedules of repair once it has.
+		for _, budget := range []int{0, 1, 12} {
+			e0 := ev.evaluations
+			got := ev.mooreHodgsonPass(scoredOrder{ordering{"start", start}, s0}, budget, in.reachableDue, in.jitDue)
+			if spent := ev.evaluations - e0; spent > budget+n || budget < 2 && (spent > 0 || got.o.scheme != "start") {
+				t.Errorf("instance %d, budget %d: %d schedules, answer %s", i, budget, spent, got.o.scheme)
+			}
 		}
 	}
 	// From the most work first, the rule has something to give up on

@@ -838,7 +838,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	if ev.tardyOnly {
 		// Moore-Hodgson's rule from the on-time set, under the deadline
 		// and the jit order (mooreHodgsonPass).
-		best = ev.mooreHodgsonPass(best, in.reachableDue, in.jitDue)
+		best = ev.mooreHodgsonPass(best, int(mooreHodgsonShare*float64(budget+reserved)), in.reachableDue, in.jitDue)
 	}
 	return best
 }
