@@ -134,8 +134,8 @@ func TestFlexSLACostAt100Jobs(t *testing.T) {
 // instance 4 (TestFlexAtScaleAgainstReferences looks at the first four
 // only), FLEX has the best known number of tardy jobs, 4, where it had 5
 // before unweighted tardy jobs had tardyBoundGrowth's budget from 100
-// jobs (solver.defaultBudget): docs/solver-at-scale.md's cell 1.025 /
-// 1.250.
+// jobs (solver.defaultBudget), which made the cell of docs/solver-at-scale.md's
+// seed-1 table 1.025 / 1.250.
 func TestFlexTardyJobsAt100Jobs(t *testing.T) {
 	w := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
 	refs := committedReferences(t, w)
