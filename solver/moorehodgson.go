@@ -9,7 +9,8 @@ import "slices"
 // set that can be on time (instance.reachable) joins it, the set in key
 // order and the other jobs after it in back order (split search's shape,
 // buildSplit); while a job of the set is late, the set gives up the job
-// with the most work per unit of stake among those up to the first late
+// with the least stake per unit of work (repairCost's first rule, the
+// rule admitRepair's repairs start with) among those up to the first late
 // one, which may be the one that joined. Giving up the longest job costs
 // one job (on tardy jobs unweighted the count never rises) and leaves the
 // most room to the jobs considered after it. Each key starts again from
@@ -66,10 +67,18 @@ func (ev *evaluator) mooreHodgsonPass(best scoredOrder, budget int, keys ...func
 				if first < 0 || !front[order[first]] {
 					break
 				}
-				drop, most := -1, -1.0
+				// Moore-Hodgson's choice, weighted: the least stake
+				// per unit of work (repairCost's first rule), the most
+				// work among equals (jobs of no stake: the longest).
+				drop := -1
 				for _, j := range order[:first+1] {
-					if v := in.work[j] / max(in.stake(j), 1e-12); v > most {
-						drop, most = j, v
+					if drop < 0 {
+						drop = j
+						continue
+					}
+					c, cd := repairCost(in.stake(j), in.work[j], 0), repairCost(in.stake(drop), in.work[drop], 0)
+					if c < cd || c == cd && in.work[j] > in.work[drop] {
+						drop = j
 					}
 				}
 				front[drop] = false
