@@ -18,22 +18,29 @@ import (
 // (the maximum, then the tie-breaker that sums every job's penalty, so a
 // pass also makes progress when the maximum is tied), until a pass finds
 // nothing or the budget is spent. start's score is *s (nil: taken from
-// the run that records it, as windowSearch does).
-func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, score, int) {
+// the run that records it, as windowSearch does). Besides the answer, its
+// score and the evaluations spent, it returns the position of the job that
+// attains the answer's maximum (criticalPosition's), or -1 when the budget
+// ended a pass that had moved a job (the position is then not known).
+//
+// Each pass finds the maximum from the run that records the incumbent for
+// the moves' prefix reuse: the completions it writes are the incumbent's.
+// It scheduled the incumbent once more before that, counted as the
+// recording is; without it the answers are the same, and the deadline
+// maxima took 0.90 to 0.97 times as long at J = 100 to 1,000, the others
+// within 3% (BenchmarkSolve, the same PGO profile; docs/solver-at-scale-
+// log.md, session 52).
+func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, score, int, int) {
 	n := len(start)
 	inc := ev.newIncumbent(start, s)
 	cand := make([]int, n)
-	for improved := true; improved && inc.spent() < budget; {
+	c := -1
+	improved := true
+	for improved && inc.spent() < budget {
 		improved = false
-		ev.score(inc.order)
-		inc.full++
-		c, worst := 0, math.Inf(-1)
-		for x, k := range inc.order {
-			if v := ev.in.fn[k].At(ev.completions[k]); v > worst {
-				c, worst = x, v
-			}
-		}
 		inc.record()
+		inc.full++
+		c = ev.criticalOf(inc.order)
 		for k := c - 1; k >= 0 && inc.spent() < budget; k-- {
 			moveTo(cand, inc.order, c, k)
 			if inc.try(cand, k, c) {
@@ -48,13 +55,23 @@ func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, s
 			}
 		}
 	}
-	return inc.result()
+	if improved {
+		c = -1
+	}
+	o, sc, used := inc.result()
+	return o, sc, used, c
 }
 
 // criticalPosition scores order and returns the position of the job that
 // attains the maximum (the most penalised; ties to the earliest).
 func (ev *evaluator) criticalPosition(order []int) int {
 	ev.score(order)
+	return ev.criticalOf(order)
+}
+
+// criticalOf is criticalPosition for the order ev.completions holds the
+// completions of (the last schedule run): no schedule of its own.
+func (ev *evaluator) criticalOf(order []int) int {
 	c, worst := 0, math.Inf(-1)
 	for x, k := range order {
 		if v := ev.in.fn[k].At(ev.completions[k]); v > worst {
@@ -84,17 +101,26 @@ func (ev *evaluator) iterateCritical(best []int, bestS score, spent, budget int,
 	}
 	rng := ev.rng(stream)
 	walk, walkS := best, bestS
+	// walkC is the walk's critical position when the descent that
+	// reached it reported one: no schedule to find it again.
+	walkC := -1
 	kick := make([]int, n)
 	for spent < budget {
-		c := ev.criticalPosition(walk)
+		c := walkC
+		if c < 0 {
+			c = ev.criticalPosition(walk)
+		}
 		a := max(0, min(n-span-1, c-span+rng.IntN(span)))
 		cuts := []int{a + 1 + rng.IntN(span), a + 1 + rng.IntN(span)}
 		slices.Sort(cuts)
 		doubleBridge(kick, walk, a, cuts[0], cuts[1])
-		o, s, used := ev.criticalSearch(kick, nil, budget-spent-2)
+		o, s, used, oc := ev.criticalSearch(kick, nil, budget-spent-2)
+		// Two more: the critical position and the kick's recording,
+		// still counted when the position came from the last descent,
+		// so that the budget buys the kicks it bought before.
 		spent += used + 2
 		if cmpTol(s.value, walkS.value) <= 0 {
-			walk, walkS = o, s
+			walk, walkS, walkC = o, s, oc
 		}
 		if s.less(bestS) {
 			best, bestS = o, s

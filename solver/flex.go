@@ -295,7 +295,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 				// the job that attains the maximum converge in a few
 				// hundred schedules (docs/solver-at-scale-log.md).
 				cb := criticalBudget(n) * max(DefaultEffort, p.Options.Effort)
-				o, s, used := ev.criticalSearch(improved.o.order, &improved.s, cb)
+				o, s, used, _ := ev.criticalSearch(improved.o.order, &improved.s, cb)
 				o, s = ev.iterateCriticals(o, s, used, criticalIterated(n)*cb)
 				improved = improved.beatenBy(o, s, "+critical")
 			}
