@@ -733,6 +733,14 @@ type evaluator struct {
 	// and tie-breaker, for scoreEstimate.
 	base              score
 	basePen, baseRamp []float64
+	// baseTop is, on a maximum, the jobs with the largest penalties in
+	// the incumbent (basePen), the largest first: the maximum of the jobs
+	// an estimate did not schedule is the first of them it did not
+	// (maxEstimate). touched marks the jobs an estimate scheduled, those
+	// holding touchedGen.
+	baseTop    []int
+	touched    []uint32
+	touchedGen uint32
 	// baseAt is each job's completion in the incumbent; baseMargin the
 	// margin its terms were computed with (setBase).
 	baseAt     []float64
