@@ -296,7 +296,7 @@ func (f Flex) Solve(p Problem) (Result, error) {
 				// hundred schedules (docs/solver-at-scale-log.md).
 				cb := criticalBudget(n) * max(DefaultEffort, p.Options.Effort)
 				o, s, used, _ := ev.criticalSearch(improved.o.order, &improved.s, cb)
-				o, s = ev.iterateCriticals(o, s, used, criticalIterated(n)*cb)
+				o, s = ev.iterateCriticals(o, s, used, criticalIterated(n, in.deepCritical())*cb)
 				improved = improved.beatenBy(o, s, "+critical")
 			}
 		}
@@ -475,15 +475,51 @@ func criticalBudget(n int) int {
 // took the J = 100 maxima to 14-19 ms, near the bar of 20). Time: the
 // maxima at J = 100 from 6 to 12-16 ms; J = 50 as before (twice), and
 // between 50 and 100 jobs in proportion.
-func criticalIterated(n int) int {
+//
+// With deep (the maxima that read a deadline or a weight:
+// instance.deepCritical) twelve times at J = 100 and sixteen from J = 200,
+// in proportion between. Since their moves are scored by estimate
+// (incumbent.try, session 52) they take 0.52 to 0.76 times as long, and
+// the time that frees buys this: measured on 26 cells (seeds 1, 10 to 13,
+// 20 to 25, 46 and 47, both settings; references at effort 10 on seed 1
+// and 20 on the others), summed excess over the best known at J = 100
+// max_tardiness 0.0206 -> 0.0098 (seed 46's base case 1.0100 / 1.083 ->
+// 1.0000 / 1.000), max_lateness 0.0245 -> 0.0038 (there 1.0017 / 1.017),
+// max_weighted_tardiness 0.0027 -> 0.0010, max_weighted_lateness 0.0029
+// -> 0.0024, max_weighted_response_time 0.0077 -> 0.0013; at J = 200
+// 0.1027 -> 0.0775, 0.1021 -> 0.0803, 0.0916 -> 0.0771, 0.0956 -> 0.0835
+// and 0.0291 -> 0.0250. Time: those maxima at J = 100 10.5 to 11.7 ms
+// (9.5 to 11.5 before session 52), at J = 200 25 to 31 (33 to 39). The
+// others (max_response_time, makespan, max_stretch) gained little from
+// the estimates (0.90 to 0.95 times the time) and nothing from twice the
+// iterations at J = 100 (max_stretch 0.0041 -> 0.0033, the others at the
+// best known already), which would take them from 8.4 to 14 ms there.
+func criticalIterated(n int, deep bool) int {
 	switch {
 	case n <= 50:
 		return 2
+	case n <= 100 && deep:
+		return 2 + 10*(n-50)/50
 	case n <= 100:
 		return 2 + 4*(n-50)/50
+	case deep:
+		return min(16, 12+4*(n-100)/100)
 	default:
 		return min(12, 6+6*(n-100)/100)
 	}
+}
+
+// deepCritical reports whether every metric of the instance is a maximum
+// that reads a deadline or a weight: those criticalIterated gives more
+// iterations.
+func (in *instance) deepCritical() bool {
+	for _, m := range in.distinctMetrics() {
+		info, _ := penalty.Lookup(m)
+		if info.Aggregate != penalty.Max || !info.NeedsDeadline && !info.UsesWeight {
+			return false
+		}
+	}
+	return true
 }
 
 // scoredOrder is a candidate order with its MPS score.
