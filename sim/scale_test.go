@@ -343,7 +343,11 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     budget below 100 jobs fell as 1/J from 50 jobs (dueFlatTimeJobs);
 //   - seed 13's second setting at J = 100, instance 3: 10 tardy jobs where
 //     FLEX had 11 before the Moore-Hodgson pass ended its search
-//     (mooreHodgsonPass).
+//     (mooreHodgsonPass);
+//   - seed 46's base case at J = 100, instance 2: max_tardiness and
+//     max_lateness 1.03989 (the reference's) where FLEX had 1.083 times
+//     it before the maxima that read a deadline got twelve times the
+//     critical budget at J = 100 (solver's criticalIterated).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -376,6 +380,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{second100, 24, 3, penalty.WeightedTardyJobs, 3.16585, 1.01},
 		{base50, 41, 1, penalty.WeightedTardyJobs, 1.57940, 1.01},
 		{second100, 13, 3, penalty.TardyJobs, 10, 1},
+		{base100, 46, 2, penalty.MaxTardiness, 1.03989, 1.01},
+		{base100, 46, 2, penalty.MaxLateness, 1.03989, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric
