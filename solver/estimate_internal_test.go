@@ -18,7 +18,7 @@ func TestScoreEstimateMatchesScore(t *testing.T) {
 		penalty.WeightedTardiness, penalty.SLACost, penalty.TardyJobs,
 		penalty.MaxLateness, penalty.MaxWeightedTardiness, penalty.MaxResponseTime, penalty.MaxStretch, penalty.MaxTardiness,
 	}
-	close := func(got, want float64) bool {
+	near := func(got, want float64) bool {
 		return math.Abs(got-want) <= estimateTol*max(1, math.Abs(want))
 	}
 	maxChanged := 0
@@ -30,7 +30,7 @@ func TestScoreEstimateMatchesScore(t *testing.T) {
 		order := rng.Perm(n)
 		ev.setBase(order)
 		base := ev.score(order)
-		if !close(ev.base.value, base.value) || !close(ev.base.second, base.second) {
+		if !near(ev.base.value, base.value) || !near(ev.base.second, base.second) {
 			t.Fatalf("instance %d (%s): setBase scores %v, a full schedule %v", i, m, ev.base, base)
 		}
 		cand := make([]int, n)
@@ -46,7 +46,7 @@ func TestScoreEstimateMatchesScore(t *testing.T) {
 			}
 			got := ev.scoreEstimate(cand, p, q)
 			want := ev.score(cand)
-			if !close(got.value, want.value) || !close(got.second, want.second) {
+			if !near(got.value, want.value) || !near(got.second, want.second) {
 				t.Fatalf("instance %d (%s), job at %d to %d: estimate %v, full schedule %v", i, m, from, to, got, want)
 			}
 			if in.agg == penalty.Max && want.value != base.value {
