@@ -70,15 +70,11 @@ func (ev *evaluator) mooreHodgsonPass(best scoredOrder, budget int, keys ...func
 				// Moore-Hodgson's choice, weighted: the least stake
 				// per unit of work (repairCost's first rule), the most
 				// work among equals (jobs of no stake: the longest).
-				drop := -1
+				drop, dropV := -1, 0.0
 				for _, j := range order[:first+1] {
-					if drop < 0 {
-						drop = j
-						continue
-					}
-					c, cd := repairCost(in.stake(j), in.work[j], 0), repairCost(in.stake(drop), in.work[drop], 0)
-					if c < cd || c == cd && in.work[j] > in.work[drop] {
-						drop = j
+					v := repairCost(in.stake(j), in.work[j], 0)
+					if drop < 0 || v < dropV || v == dropV && in.work[j] > in.work[drop] {
+						drop, dropV = j, v
 					}
 				}
 				front[drop] = false

@@ -68,33 +68,38 @@ func (ev *evaluator) setBase(order []int) {
 		ev.baseAt = slices.Grow(ev.baseAt[:0], n)[:n]
 		ev.baseMargin = ev.margin
 	}
-	if ev.in.agg == penalty.Max {
-		ev.setMaxBase(reuse)
-		return
-	}
-	// The score as scoreCompletions sums it, from the same terms.
+	// The score as scoreCompletions makes it, from the same terms; on a
+	// maximum also the jobs with the largest penalties (baseTop).
+	isMax := ev.in.agg == penalty.Max
 	v, second := 0.0, 0.0
+	if isMax {
+		v = math.Inf(-1)
+	}
+	top := ev.baseTop[:0]
 	for k, c := range ev.completions {
-		if reuse && c == ev.baseAt[k] {
-			v += ev.basePen[k]
+		if !reuse || c != ev.baseAt[k] {
+			ev.baseAt[k] = c
+			ev.basePen[k] = ev.in.fn[k].At(c)
 			if ev.plateau {
-				second += ev.baseRamp[k]
+				pull := ev.pull(k, c)
+				ev.baseRamp[k] = ev.rampWith(c, pull)
+				ev.baseHot[k] = pull > 0 || ev.basePen[k] > 0
+				if ev.dues != nil {
+					ev.baseAround[k] = ev.aroundOf(k, c)
+				}
 			}
-			continue
 		}
-		ev.baseAt[k] = c
-		ev.basePen[k] = ev.in.fn[k].At(c)
-		v += ev.basePen[k]
+		if isMax {
+			v = math.Max(v, ev.basePen[k])
+			top = ev.intoTop(top, k)
+		} else {
+			v += ev.basePen[k]
+		}
 		if ev.plateau {
-			pull := ev.pull(k, c)
-			ev.baseRamp[k] = ev.rampWith(c, pull)
-			ev.baseHot[k] = pull > 0 || ev.basePen[k] > 0
-			if ev.dues != nil {
-				ev.baseAround[k] = ev.aroundOf(k, c)
-			}
 			second += ev.baseRamp[k]
 		}
 	}
+	ev.baseTop = top
 	ev.base = score{v, second}
 }
 
@@ -107,41 +112,22 @@ func (ev *evaluator) scoreFrom(order []int, k int) score {
 	return ev.scoreCompletions()
 }
 
-// setMaxBase is setBase's terms on a maximum: each job's penalty and
-// tie-breaker (computed again only for the jobs that complete otherwise
-// than in the last incumbent, when reuse), the score as scoreCompletions
-// makes it, and baseTop.
-func (ev *evaluator) setMaxBase(reuse bool) {
-	v, second := math.Inf(-1), 0.0
-	top := ev.baseTop[:0]
-	for k, c := range ev.completions {
-		if !reuse || c != ev.baseAt[k] {
-			ev.baseAt[k] = c
-			ev.basePen[k] = ev.in.fn[k].At(c)
-			if ev.plateau {
-				ev.baseRamp[k] = ev.ramp(k, c)
-			}
-		}
-		pen := ev.basePen[k]
-		v = math.Max(v, pen)
-		if ev.plateau {
-			second += ev.baseRamp[k]
-		}
-		// Insertion into the list of the maxTopJobs largest.
-		if len(top) == maxTopJobs && pen <= ev.basePen[top[len(top)-1]] {
-			continue
-		}
-		if len(top) < maxTopJobs {
-			top = append(top, k)
-		}
-		x := len(top) - 1
-		for ; x > 0 && ev.basePen[top[x-1]] < pen; x-- {
-			top[x] = top[x-1]
-		}
-		top[x] = k
+// intoTop inserts job k into top, the jobs with the largest basePen,
+// largest first, when it is among the maxTopJobs largest, and returns it.
+func (ev *evaluator) intoTop(top []int, k int) []int {
+	pen := ev.basePen[k]
+	if len(top) == maxTopJobs && pen <= ev.basePen[top[len(top)-1]] {
+		return top
 	}
-	ev.baseTop = top
-	ev.base = score{v, second}
+	if len(top) < maxTopJobs {
+		top = append(top, k)
+	}
+	x := len(top) - 1
+	for ; x > 0 && ev.basePen[top[x-1]] < pen; x-- {
+		top[x] = top[x-1]
+	}
+	top[x] = k
+	return top
 }
 
 // maxTopJobs is how many jobs baseTop lists: an estimate that scheduled
