@@ -347,7 +347,14 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seed 46's base case at J = 100, instance 2: max_tardiness and
 //     max_lateness 1.03989 (the reference's) where FLEX had 1.083 times
 //     it before the maxima that read a deadline got twelve times the
-//     critical budget at J = 100 (solver's criticalIterated).
+//     critical budget at J = 100 (solver's criticalIterated);
+//   - seed 45's base case at J = 200, instance 5: weighted tardy jobs
+//     1.28933 (the reference's) where FLEX had 1.202 times it before its
+//     last admissions weighed a job moved earlier against one given up
+//     (solver's lastAdmitShare);
+//   - seed 21's base case at J = 100, instance 5: 3 tardy jobs, one fewer
+//     than the reference search found, where FLEX had 4 before those
+//     admissions.
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -382,6 +389,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{second100, 13, 3, penalty.TardyJobs, 10, 1},
 		{base100, 46, 2, penalty.MaxTardiness, 1.03989, 1.01},
 		{base100, 46, 2, penalty.MaxLateness, 1.03989, 1.01},
+		{base200, 45, 5, penalty.WeightedTardyJobs, 1.28933, 1.01},
+		{base100, 21, 5, penalty.TardyJobs, 3, 1},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -877,7 +877,7 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// and what the stages before left, at most the share on
 		// admissions just in time; the walks get the rest.
 		var used int
-		best, used = ev.admitFront(best, reserved+max(0, budget-spent), admitFrontEvaluations, reserved)
+		best, used = ev.admitFront(best, reserved+max(0, budget-spent), admitFrontEvaluations, reserved, false)
 		spent += used - reserved
 	}
 	if left := budget - spent; left > 0 && ev.weightedTardiness && n >= budgetBoundJobs {
@@ -908,12 +908,17 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 		// 1.049 -> 1.025; the same with eight seeds of the kicks), every
 		// other cell of weighted tardy jobs and tardy jobs the same; J = 200
 		// up to 3% slower (docs/solver-at-scale-log.md, session 41).
-		best, _ = ev.admitFront(best, 2*reserved, 0, 2*reserved)
+		best, _ = ev.admitFront(best, 2*reserved, 0, 2*reserved, false)
 	}
 	if ev.tardyOnly {
 		// Moore-Hodgson's rule from the on-time set, under the deadline
 		// and the jit order (mooreHodgsonPass).
 		best = ev.mooreHodgsonPass(best, int(mooreHodgsonShare*float64(budget+reserved)), in.reachableDue, in.jitDue)
+		// Then the admissions once more, their chains weighing each
+		// move against a job given up (admitFront with weigh; see
+		// lastAdmitShare).
+		last := int(lastAdmitShare * float64(budget+reserved))
+		best, _ = ev.admitFront(best, last, 0, last, true)
 	}
 	return best
 }
