@@ -354,7 +354,14 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     (solver's lastAdmitShare);
 //   - seed 21's base case at J = 100, instance 5: 3 tardy jobs, one fewer
 //     than the reference search found, where FLEX had 4 before those
-//     admissions.
+//     admissions;
+//   - seed 43's base case at J = 100, instance 0: weighted tardy jobs
+//     2.31248 (the reference's) where FLEX had 1.058 times it before the
+//     last admissions' chains moved jobs earlier below 150 jobs too and
+//     gave up the job that scores best (solver's justInTime.bestDrop);
+//   - seed 25's base case at J = 100, instance 5: weighted tardy jobs
+//     1.74001 (the reference's) where FLEX had 1.051 times it, and 1.051
+//     with the job that scores best given up but no job moved earlier.
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -391,6 +398,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base100, 46, 2, penalty.MaxLateness, 1.03989, 1.01},
 		{base200, 45, 5, penalty.WeightedTardyJobs, 1.28933, 1.01},
 		{base100, 21, 5, penalty.TardyJobs, 3, 1},
+		{base100, 43, 0, penalty.WeightedTardyJobs, 2.31248, 1.01},
+		{base100, 25, 5, penalty.WeightedTardyJobs, 1.74001, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric
