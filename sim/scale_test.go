@@ -361,7 +361,13 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     gave up the job that scores best (solver's justInTime.bestDrop);
 //   - seed 25's base case at J = 100, instance 5: weighted tardy jobs
 //     1.74001 (the reference's) where FLEX had 1.051 times it, and 1.051
-//     with the job that scores best given up but no job moved earlier.
+//     with the job that scores best given up but no job moved earlier;
+//   - seed 43's base case at J = 100, instance 5: 4 tardy jobs where FLEX
+//     had 5 (at efforts 1 to 4) before the last admissions' chains also
+//     started from a late job's place by deadline (solver's
+//     justInTime.atDeadline);
+//   - seed 48's base case at J = 200, instance 9: 11 tardy jobs where FLEX
+//     had 12 before the same.
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -400,6 +406,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base100, 21, 5, penalty.TardyJobs, 3, 1},
 		{base100, 43, 0, penalty.WeightedTardyJobs, 2.31248, 1.01},
 		{base100, 25, 5, penalty.WeightedTardyJobs, 1.74001, 1.01},
+		{base100, 43, 5, penalty.TardyJobs, 4, 1},
+		{base200, 48, 9, penalty.TardyJobs, 11, 1},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

@@ -169,7 +169,9 @@ func (in *instance) lateByStake(dst []int, front []bool) []int {
 // admission's chain runs weighedChainSteps steps at every size moving the
 // job it makes late earlier, weighs that move against a job given up
 // (justInTime.weighDrop), and where it must give a job up, gives up the
-// one whose order scores best without it (justInTime.bestDrop).
+// one whose order scores best without it (justInTime.bestDrop); where an
+// admission's chain does not pay, a second starts from the job's place by
+// deadline (justInTime.atDeadline).
 func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int, weigh bool) (scoredOrder, int) {
 	in := ev.in
 	n := len(in.jobs)
@@ -227,6 +229,18 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int,
 		o, s, used := jit.admit(best, k, budget-spent)
 		spent += used
 		jitSpent += used
+		if (o == nil || !s.less(best.s)) && weigh && spent < budget {
+			// The last admissions: the chain from k's place by
+			// deadline (justInTime.atDeadline).
+			jit.atDeadline = true
+			o2, s2, used := jit.admit(best, k, budget-spent)
+			jit.atDeadline = false
+			spent += used
+			jitSpent += used
+			if o2 != nil && s2.less(best.s) {
+				o, s = o2, s2
+			}
+		}
 		if o == nil || !s.less(best.s) {
 			return false
 		}
@@ -304,6 +318,17 @@ type justInTime struct {
 	weigh bool
 	alt   []int
 	altAt []float64
+	// atDeadline says whether admit puts the job it admits before the
+	// first job on time that is due after it, rather than at the latest
+	// place where it is on time.
+	//
+	// Why: a big job just in time holds the slots the jobs due soon after
+	// it need, and the chain then gives up or moves one of them at each
+	// step. The last admissions try this place where the latest one does
+	// not pay. On seed 43's base case at J = 100, instance 5, it has 4
+	// tardy jobs, the best known, where every search of FLEX's before it
+	// had 5 (at efforts 1 to 4).
+	atDeadline bool
 }
 
 // admit is an ejection chain from best, Moore-Hodgson's rule (FLEX 3.2
@@ -427,7 +452,23 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 	}
 	copy(j.keep, j.onTime)
 	clear(j.out)
-	s, ok := latest(best.o.order, k)
+	var s score
+	var ok bool
+	if j.atDeadline {
+		// Before the first job on time in best that is due after k,
+		// where that is earlier than k's place; no chain otherwise.
+		i := slices.Index(best.o.order, k)
+		to := slices.IndexFunc(best.o.order, func(x int) bool {
+			return x != k && j.onTime[x] && in.pj[x].Deadline > in.pj[k].Deadline
+		})
+		if to < 0 || to >= i {
+			return nil, score{}, spent()
+		}
+		moveTo(j.cand, best.o.order, i, to)
+		s, ok = scored(j.cand), true
+	} else {
+		s, ok = latest(best.o.order, k)
+	}
 	if !ok {
 		return nil, score{}, spent()
 	}
@@ -688,58 +729,53 @@ const weighedChainSteps = 6
 // lastAdmitShare is the share of dueSearch's budget (with what it set
 // aside for admitFront) that its last admissions may spend, on top of it:
 // after the Moore-Hodgson pass, on sums of tardy jobs, admitFront once
-// more from the answer, its chains weighing each move against a job given
-// up (justInTime.weigh) over weighedChainSteps steps; an admission is kept
-// only if it scores better, so no answer gets worse. The pass ends by
-// itself once no late job's admission pays: at J = 100 and 200 (seeds 10
-// to 13, 20 and 21, both settings) it spent a median of 9 to 14% of the
-// budget, 22 to 33% at the 90th percentile, and a few instances reached
-// the share, which also bounds it where the budget falls as 1/J^2 (past
+// more from the answer (with weigh), its chains six steps long
+// (weighedChainSteps), moving the jobs they make late earlier at every
+// size, weighing each such move against a job given up (weighDrop), giving
+// up the job whose order scores best without it (bestDrop), and, where the
+// chain from the latest place a late job is on time does not pay, running
+// from its place by deadline too (justInTime.atDeadline). An admission is
+// kept only if it scores better, so no answer gets worse. The pass ends
+// by itself once no late job's admission pays: at J = 100 and 200 (seeds
+// 10 to 13, 20 and 21, both settings) it spent a median of 16 to 26% of
+// the budget, 37 to 59% at the 90th percentile; a few instances reach the
+// share, which also bounds it where the budget falls as 1/J^2 (past
 // dueTaperJobs).
 //
 // Why: the admissions before it run while the search still moves the
-// order, with the budget the stages share, and their chains move each job
-// they make late earlier rather than give up a cheap job (see weighDrop).
+// order, with the budget the stages share; their chains move each job
+// they make late earlier rather than give up a cheap job (see weighDrop),
+// and on weighted tardy jobs below budgetBoundJobs give up rather than
+// move (session 42 found moving worse there, inside the search).
+//
 // Measured at the default effort, the kicks' default seed, summed excess
 // over the best known (references at effort 20; seed 1 the committed
-// ones), the build before against 0.05, 0.1, 0.2 and 0.4 of the budget
-// (docs/solver-at-scale-log.md, session 53):
-//   - weighted tardy jobs, J = 200, 30 cells (seeds 1, 10 to 13, 20 to 25
-//     and 44 to 47, both settings): 0.0889 -> 0.0596, 0.0545, 0.0440,
-//     0.0381; no cell past 1% (seed 45's base case 1.0202 / 1.202 before);
-//   - weighted tardy jobs, J = 100, 50 cells (seeds 1, 10 to 13, 20 to 27
-//     and 36 to 47): 0.1277 -> 0.1259, 0.1251, 0.1146, 0.1133;
-//   - tardy jobs, J = 100: 0.0625 -> 0.0375 from 0.1 (seed 21's base
-//     case, instance 5: 3 tardy jobs, one fewer than the reference); J =
-//     200 0.0393 -> 0.0316 from 0.2;
-//   - J = 50 (36 cells): weighted tardy jobs 0.0267 -> 0.0253, tardy jobs
-//     0 both.
+// ones), in three steps (docs/solver-at-scale-log.md, session 53, items 2
+// to 4); J = 50, 100 and 200 read 36, 50 and 30 cells of weighted
+// tardy jobs and as many of tardy jobs (seeds 1, 10 to 13, 20 to 25 and,
+// by size, 38 to 41 and 44 to 46; 26, 27 and 36 to 47; 44 to 47, both
+// settings):
 //
-// The whole budget did as 0.4 on every cell. Without the weighing (the
-// chains as before, 0.1 of the budget) weighted tardy jobs at J = 200 read
-// 0.0792, with jitChainSteps 0.0763. Not used to choose it, seeds 48 to 51
-// (J = 50, 100 and 200, both settings; references at effort 20 from this
-// build's answers): weighted tardy jobs 0.0101 -> 0.0101, 0.0226 ->
-// 0.0170, 0.0287 -> 0.0185; tardy jobs 0, 0, 0.0470 -> 0.0359. Time,
-// BenchmarkSolve's medians of three rounds, the two builds in turn: 1.00
-// to 1.08 times at J = 20 to 200 (weighted tardy jobs 10.4 -> 11.2 ms at
-// J = 100, 35.7 -> 38.2 at J = 200), 1.13 at J = 1,000 (25.3 -> 28.6).
+//	                          weighted tardy jobs        tardy jobs
+//	                          J = 50   100     200      100     200
+//	the build before          0.0267   0.1277  0.0889   0.0625  0.0393
+//	weighing, 0.4             0.0253   0.1133  0.0381   0.0375  0.0316
+//	+ earlier moves, bestDrop 0.0197   0.0314  0.0381   0.0375  0.0316
+//	+ atDeadline, 0.6         0.0197   0.0280  0.0351   0.0125  0.0316
 //
-// Then the chains of the pass moved the jobs they make late earlier at
-// every size (on weighted tardy jobs the chains before them do from
-// budgetBoundJobs only), and gave up the job that scores best
-// (justInTime.bestDrop) rather than the one drop's rule picks: weighted
-// tardy jobs at J = 50 0.0253 -> 0.0197 (the earlier moves alone the same),
-// at J = 100 0.1133 -> 0.0314 (cells past 1% 2 -> 1; the earlier moves
-// alone 0.0662), at J = 200 0.0381 both; tardy jobs the same at every size.
-// The pass spends more then (a median of 7 to 8% of the budget before, 29%
-// at most); the whole budget read 0.0312 at J = 100, the same elsewhere.
-// On seeds 48 to 51: weighted tardy jobs at J = 100 0.0170 -> 0.0085 (seed
-// 50's base case 1.0103 -> 1.0017), at J = 200 0.0185 -> 0.0195, J = 50 and
-// tardy jobs the same. BenchmarkSolve: 0.99 to 1.04 times. The job given
-// up that scores best also where the chain weighs it against a move did
-// worse (J = 100 0.0683, J = 200 0.0726: seed 45's instance missed again).
-const lastAdmitShare = 0.4
+// (tardy jobs at J = 50: 0 throughout). Seed 45's base case at J = 200
+// read 1.0202 / 1.202 before, seed 43's at J = 100 1.0250 / 1.250 on tardy
+// jobs; both 1.0000 since. Not used to choose anything, seeds 48 to 51 (the
+// same sizes and settings, references from this build's answers): weighted
+// tardy jobs at J = 100 0.0226 -> 0.0085, at J = 200 0.0287 -> 0.0195;
+// tardy jobs at J = 200 0.0470 -> 0.0268; J = 50 and tardy jobs at J = 100
+// the same or 0. At each step the whole budget did as the share within
+// 0.0002; 0.4 with atDeadline read 0.0387 and 0.0443 on weighted tardy
+// jobs at J = 100 and 200. Time, BenchmarkSolve's medians of three
+// rounds, each step against the one before, the builds in turn: 1.00 to
+// 1.08, 0.99 to 1.04 and 0.99 to 1.07 times (1.13, 0.99 and 1.07 at J =
+// 1,000).
+const lastAdmitShare = 0.6
 
 // admitFrontShare is the share of the search's budget at scale that
 // dueSearch sets aside for admitFront on tardy jobs (what it does not spend
