@@ -367,7 +367,11 @@ func TestFlexAdmitsFront(t *testing.T) {
 //     started from a late job's place by deadline (solver's
 //     justInTime.atDeadline);
 //   - seed 48's base case at J = 200, instance 9: 11 tardy jobs where FLEX
-//     had 12 before the same.
+//     had 12 before the same;
+//   - seed 22's base case at J = 200, instance 8: weighted tardiness 4.01605
+//     (the reference's) where every search of FLEX's ended at 1.15 times it
+//     before its last stage swapped a late job with a big one on time
+//     ahead of it (solver's bigSwaps).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -408,6 +412,7 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base100, 25, 5, penalty.WeightedTardyJobs, 1.74001, 1.01},
 		{base100, 43, 5, penalty.TardyJobs, 4, 1},
 		{base200, 48, 9, penalty.TardyJobs, 11, 1},
+		{base200, 22, 8, penalty.WeightedTardiness, 4.01605, 1.01},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

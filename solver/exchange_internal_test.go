@@ -45,6 +45,18 @@ func deadlineProblem(rng *rand.Rand, n int, m penalty.Metric) Problem {
 
 // deadlineInstance is deadlineProblem's instance, failing t if it does not
 // validate.
+// tardinessFromEDD is the i-th start of the tests of tardiness's moves: an
+// instance of 30 to 89 jobs on weighted tardiness (i even) or
+// avg_tardiness, its evaluator, and its jobs by reachable deadline, scored.
+func tardinessFromEDD(t *testing.T, rng *rand.Rand, i int) (penalty.Metric, *instance, *evaluator, []int, score) {
+	t.Helper()
+	m := alternate(i, penalty.WeightedTardiness, penalty.AvgTardiness)
+	in := deadlineInstance(t, rng, 30+rng.IntN(60), m)
+	ev := newEvaluator(in)
+	start := sortedBy(len(in.jobs), in.reachableDue)
+	return m, in, ev, start, ev.score(start)
+}
+
 func deadlineInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric) *instance {
 	t.Helper()
 	in, err := newInstance(deadlineProblem(rng, n, m))
@@ -477,12 +489,8 @@ func TestLateSwapsEndWhereNoSwapPays(t *testing.T) {
 	improved := 0
 	const instances = 12
 	for i := range instances {
-		m := alternate(i, penalty.WeightedTardiness, penalty.AvgTardiness)
-		in := deadlineInstance(t, rng, 30+rng.IntN(60), m)
-		ev := newEvaluator(in)
+		m, in, ev, start, s0 := tardinessFromEDD(t, rng, i)
 		n := len(in.jobs)
-		start := sortedBy(n, in.reachableDue)
-		s0 := ev.score(start)
 		got, s, used := ev.lateSwaps(start, &s0, 1_000_000)
 		if !slices.Equal(slices.Sorted(slices.Values(got)), identity(n)) {
 			t.Fatalf("instance %d: lateSwaps' order is not a permutation", i)

@@ -892,6 +892,10 @@ func (ev *evaluator) dueSearch(best scoredOrder, budget int) scoredOrder {
 	if left := budget - spent; left > 0 {
 		best = ev.iterateWalks(best, left)
 	}
+	if ev.tardinessOnly {
+		// A late job for a big one on time ahead of it (bigSwaps).
+		best = ev.bigSwaps(best, int(bigSwapShare*float64(budget)))
+	}
 	if reserved > 0 {
 		// The walks move jobs so that a late job's move to the front can
 		// pay where it did not before them: those moves once more, without

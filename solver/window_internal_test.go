@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -289,5 +290,68 @@ func TestSecondSearchJumpsFar(t *testing.T) {
 	_, s, _ := newEvaluator(in).windowSearch(srpt, nil, 10*n*n, n, n, n, nil)
 	if r.Value > s.value*(1+1e-9) {
 		t.Errorf("FLEX %.4f (%s), worse than one descent with every jump from SRPT, %.4f", r.Value, r.Scheme, s.value)
+	}
+}
+
+// TestBigSwapsEndWhereNoSwapPays: bigSwaps returns a permutation scored as
+// its full schedule scores, never worse than where it starts, and where it
+// stops no swap it looks at (one of the bigSwapLate most penalised late
+// jobs with one of the bigSwapJobs on-time jobs with the most work ahead of
+// it) scores better, before any polish: a swap that did would be within
+// bigSwapSlack, and its window search only lowers it.
+func TestBigSwapsEndWhereNoSwapPays(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 5))
+	improved := 0
+	const instances = 10
+	for i := range instances {
+		m, in, ev, start, s0 := tardinessFromEDD(t, rng, i)
+		n := len(in.jobs)
+		from := scoredOrder{ordering{"edd", start}, s0}
+		got := ev.bigSwaps(from, 1_000_000)
+		if !slices.Equal(slices.Sorted(slices.Values(got.o.order)), identity(n)) {
+			t.Fatalf("instance %d: bigSwaps' order is not a permutation", i)
+		}
+		full := ev.score(got.o.order)
+		if cmpTol(full.value, got.s.value) != 0 {
+			t.Errorf("instance %d: bigSwaps reported %v, the full schedule scores %v", i, got.s.value, full.value)
+		}
+		if from.s.less(full) {
+			t.Errorf("instance %d (%s): bigSwaps went from %v to %v", i, m, from.s.value, full.value)
+		}
+		if full.less(from.s) {
+			improved++
+		}
+		order := got.o.order
+		pen := make([]float64, n)
+		var late []int
+		for _, k := range order {
+			if pen[k] = in.fn[k].At(ev.completions[k]); pen[k] > 0 {
+				late = append(late, k)
+			}
+		}
+		slices.SortStableFunc(late, func(a, b int) int { return cmp.Compare(pen[b], pen[a]) })
+		late = late[:min(len(late), bigSwapLate)]
+		for _, a := range late {
+			pa := slices.Index(order, a)
+			var bigs []int
+			for _, b := range order[:pa] {
+				if pen[b] == 0 {
+					bigs = append(bigs, b)
+				}
+			}
+			slices.SortStableFunc(bigs, func(x, y int) int { return cmp.Compare(in.work[y], in.work[x]) })
+			for _, b := range bigs[:min(len(bigs), bigSwapJobs)] {
+				swapped := slices.Clone(order)
+				pb := slices.Index(order, b)
+				swapped[pa], swapped[pb] = b, a
+				if sw := ev.score(swapped); sw.lessBy(full, 1e-6) {
+					t.Errorf("instance %d (%s): swapping late job %d with job %d scores %v, below the answer's %v", i, m, a, b, sw.value, full.value)
+				}
+			}
+		}
+	}
+	t.Logf("improved %d of %d", improved, instances)
+	if improved == 0 {
+		t.Errorf("bigSwaps improved none of %d starts", instances)
 	}
 }
