@@ -45,6 +45,15 @@ func deadlineProblem(rng *rand.Rand, n int, m penalty.Metric) Problem {
 
 // deadlineInstance is deadlineProblem's instance, failing t if it does not
 // validate.
+func deadlineInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric) *instance {
+	t.Helper()
+	in, err := newInstance(deadlineProblem(rng, n, m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 // tardinessFromEDD is the i-th start of the tests of tardiness's moves: an
 // instance of 30 to 89 jobs on weighted tardiness (i even) or
 // avg_tardiness, its evaluator, and its jobs by reachable deadline, scored.
@@ -55,15 +64,6 @@ func tardinessFromEDD(t *testing.T, rng *rand.Rand, i int) (penalty.Metric, *ins
 	ev := newEvaluator(in)
 	start := sortedBy(len(in.jobs), in.reachableDue)
 	return m, in, ev, start, ev.score(start)
-}
-
-func deadlineInstance(t *testing.T, rng *rand.Rand, n int, m penalty.Metric) *instance {
-	t.Helper()
-	in, err := newInstance(deadlineProblem(rng, n, m))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
 }
 
 // alternate is even for an even i and odd for an odd one: the metric of
