@@ -365,7 +365,7 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seed 43's base case at J = 100, instance 5: 4 tardy jobs where FLEX
 //     had 5 (at efforts 1 to 4) before the last admissions' chains also
 //     started from a late job's place by deadline (solver's
-//     justInTime.atDeadline);
+//     justInTime.admit with atDeadline);
 //   - seed 48's base case at J = 200, instance 9: 11 tardy jobs where FLEX
 //     had 12 before the same;
 //   - seed 22's base case at J = 200, instance 8: weighted tardiness 4.01605

@@ -171,7 +171,7 @@ func (in *instance) lateByStake(dst []int, front []bool) []int {
 // (justInTime.weighDrop), and where it must give a job up, gives up the
 // one whose order scores best without it (justInTime.bestDrop); where an
 // admission's chain does not pay, a second starts from the job's place by
-// deadline (justInTime.atDeadline).
+// deadline (justInTime.admit's atDeadline).
 func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int, weigh bool) (scoredOrder, int) {
 	in := ev.in
 	n := len(in.jobs)
@@ -226,15 +226,13 @@ func (ev *evaluator) admitFront(best scoredOrder, budget, window, jitBudget int,
 		if jitSpent >= jitBudget || spent >= budget {
 			return false
 		}
-		o, s, used := jit.admit(best, k, budget-spent)
+		o, s, used := jit.admit(best, k, budget-spent, false)
 		spent += used
 		jitSpent += used
 		if (o == nil || !s.less(best.s)) && weigh && spent < budget {
 			// The last admissions: the chain from k's place by
-			// deadline (justInTime.atDeadline).
-			jit.atDeadline = true
-			o2, s2, used := jit.admit(best, k, budget-spent)
-			jit.atDeadline = false
+			// deadline (justInTime.admit with atDeadline).
+			o2, s2, used := jit.admit(best, k, budget-spent, true)
 			spent += used
 			jitSpent += used
 			if o2 != nil && s2.less(best.s) {
@@ -318,23 +316,12 @@ type justInTime struct {
 	weigh bool
 	alt   []int
 	altAt []float64
-	// atDeadline says whether admit puts the job it admits before the
-	// first job on time that is due after it, rather than at the latest
-	// place where it is on time.
-	//
-	// Why: a big job just in time holds the slots the jobs due soon after
-	// it need, and the chain then gives up or moves one of them at each
-	// step. The last admissions try this place where the latest one does
-	// not pay. On seed 43's base case at J = 100, instance 5, it has 4
-	// tardy jobs, the best known, where every search of FLEX's before it
-	// had 5 (at efforts 1 to 4).
-	atDeadline bool
 }
 
 // admit is an ejection chain from best, Moore-Hodgson's rule (FLEX 3.2
 // names it for tardy jobs) in order space: late job k goes to the latest
 // position where it is on time (found by bisection); then, for up to
-// jitChainSteps steps:
+// j.steps steps (jitChainSteps, or weighedChainSteps with weigh):
 //   - while a job that must stay on time is late, that job is moved
 //     earlier, to the latest position where it is on time again (once per
 //     job, where reposition says so), or else a job up to it (it among
@@ -407,7 +394,16 @@ type justInTime struct {
 // 1.0000), but at J = 100 seed 21's second setting 1.0069 -> 1.0115 and
 // seed 23's base case 1.0056 -> 1.0092: so for weighted tardy jobs only
 // from budgetBoundJobs.
-func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) {
+//
+// With atDeadline the chain starts with k before the first job on time in
+// best that is due after it, rather than at the latest place where it is
+// on time (no chain when that job is not ahead of k). Why: a big job just
+// in time holds the slots the jobs due soon after it need, and the chain
+// then gives up or moves one of them at each step. The last admissions
+// try this place where the latest one does not pay. On seed 43's base
+// case at J = 100, instance 5, it has 4 tardy jobs, the best known, where
+// every search of FLEX's before it had 5 (at efforts 1 to 4).
+func (j *justInTime) admit(best scoredOrder, k, budget int, atDeadline bool) ([]int, score, int) {
 	ev := j.ev
 	in := ev.in
 	n := len(best.o.order)
@@ -454,9 +450,7 @@ func (j *justInTime) admit(best scoredOrder, k, budget int) ([]int, score, int) 
 	clear(j.out)
 	var s score
 	var ok bool
-	if j.atDeadline {
-		// Before the first job on time in best that is due after k,
-		// where that is earlier than k's place; no chain otherwise.
+	if atDeadline {
 		i := slices.Index(best.o.order, k)
 		to := slices.IndexFunc(best.o.order, func(x int) bool {
 			return x != k && j.onTime[x] && in.pj[x].Deadline > in.pj[k].Deadline
@@ -734,13 +728,13 @@ const weighedChainSteps = 6
 // size, weighing each such move against a job given up (weighDrop), giving
 // up the job whose order scores best without it (bestDrop), and, where the
 // chain from the latest place a late job is on time does not pay, running
-// from its place by deadline too (justInTime.atDeadline). An admission is
-// kept only if it scores better, so no answer gets worse. The pass ends
-// by itself once no late job's admission pays: at J = 100 and 200 (seeds
-// 10 to 13, 20 and 21, both settings) it spent a median of 16 to 26% of
-// the budget, 37 to 59% at the 90th percentile; a few instances reach the
-// share, which also bounds it where the budget falls as 1/J^2 (past
-// dueTaperJobs).
+// from its place by deadline too (justInTime.admit's atDeadline). An
+// admission is kept only if it scores better, so no answer gets worse.
+// The pass ends by itself once no late job's admission pays: at J = 100
+// and 200 (seeds 10 to 13, 20 and 21, both settings) it spent a median of
+// 16 to 26% of the budget, 37 to 59% at the 90th percentile; a few
+// instances reach the share, which also bounds it where the budget falls
+// as 1/J^2 (past dueTaperJobs).
 //
 // Why: the admissions before it run while the search still moves the
 // order, with the budget the stages share; their chains move each job

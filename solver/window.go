@@ -315,26 +315,15 @@ func (ev *evaluator) bigSwaps(best scoredOrder, budget int) scoredOrder {
 		order := best.o.order
 		ev.score(order)
 		spent++
-		late = late[:0]
 		for x, k := range order {
 			pos[k] = x
 			pen[k] = in.fn[k].At(ev.completions[k])
-			if pen[k] > 0 {
-				late = append(late, k)
-			}
 		}
-		slices.SortStableFunc(late, func(a, b int) int { return cmp.Compare(pen[b], pen[a]) })
-		late = late[:min(len(late), bigSwapLate)]
+		late = bigSwapLateJobs(late, order, pen)
 	swaps:
 		for _, a := range late {
-			bigs = bigs[:0]
-			for _, b := range order[:pos[a]] {
-				if pen[b] == 0 {
-					bigs = append(bigs, b)
-				}
-			}
-			slices.SortStableFunc(bigs, func(x, y int) int { return cmp.Compare(in.work[y], in.work[x]) })
-			for _, b := range bigs[:min(len(bigs), bigSwapJobs)] {
+			bigs = bigSwapBigJobs(bigs, order[:pos[a]], pen, in.work)
+			for _, b := range bigs {
 				if spent >= budget {
 					break swaps
 				}
@@ -356,6 +345,34 @@ func (ev *evaluator) bigSwaps(best scoredOrder, budget int) scoredOrder {
 		}
 	}
 	return best
+}
+
+// bigSwapLateJobs is dst holding the bigSwapLate jobs of order with the
+// largest penalties in pen (each job's, indexed by job), the largest
+// first, those above 0 only: the late jobs bigSwaps tries.
+func bigSwapLateJobs(dst, order []int, pen []float64) []int {
+	dst = dst[:0]
+	for _, k := range order {
+		if pen[k] > 0 {
+			dst = append(dst, k)
+		}
+	}
+	slices.SortStableFunc(dst, func(a, b int) int { return cmp.Compare(pen[b], pen[a]) })
+	return dst[:min(len(dst), bigSwapLate)]
+}
+
+// bigSwapBigJobs is dst holding the bigSwapJobs jobs of ahead (the jobs
+// ahead of a late job) on time (no penalty in pen) with the most work,
+// the most first: the jobs bigSwaps swaps it with.
+func bigSwapBigJobs(dst, ahead []int, pen, work []float64) []int {
+	dst = dst[:0]
+	for _, b := range ahead {
+		if pen[b] == 0 {
+			dst = append(dst, b)
+		}
+	}
+	slices.SortStableFunc(dst, func(x, y int) int { return cmp.Compare(work[y], work[x]) })
+	return dst[:min(len(dst), bigSwapJobs)]
 }
 
 // The bounds of bigSwaps: a tenth of dueSearch's budget on top of it

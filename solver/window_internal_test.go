@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -323,24 +322,12 @@ func TestBigSwapsEndWhereNoSwapPays(t *testing.T) {
 		}
 		order := got.o.order
 		pen := make([]float64, n)
-		var late []int
 		for _, k := range order {
-			if pen[k] = in.fn[k].At(ev.completions[k]); pen[k] > 0 {
-				late = append(late, k)
-			}
+			pen[k] = in.fn[k].At(ev.completions[k])
 		}
-		slices.SortStableFunc(late, func(a, b int) int { return cmp.Compare(pen[b], pen[a]) })
-		late = late[:min(len(late), bigSwapLate)]
-		for _, a := range late {
+		for _, a := range bigSwapLateJobs(nil, order, pen) {
 			pa := slices.Index(order, a)
-			var bigs []int
-			for _, b := range order[:pa] {
-				if pen[b] == 0 {
-					bigs = append(bigs, b)
-				}
-			}
-			slices.SortStableFunc(bigs, func(x, y int) int { return cmp.Compare(in.work[y], in.work[x]) })
-			for _, b := range bigs[:min(len(bigs), bigSwapJobs)] {
+			for _, b := range bigSwapBigJobs(nil, order[:pa], pen, in.work) {
 				swapped := slices.Clone(order)
 				pb := slices.Index(order, b)
 				swapped[pa], swapped[pb] = b, a
