@@ -12,8 +12,8 @@ import (
 // TestFlexMatchesOptimumOnHardInstances pins FLEX 4.1 instances (J = 10;
 // the base case, and 90% slack) where the optimum sacrifices jobs and where
 // FLEX once missed it by 5% to 194%: the earliest-deadline starts, the
-// sacrifice orders and the sacrifice moves of the local search
-// (solver/flex.go) each exist because of one of them. OPT is recomputed by
+// sacrifice orders (solver/candidates.go) and the sacrifice moves of the
+// local search (solver/improve.go) each exist because of one of them. OPT is recomputed by
 // exhaustive search.
 func TestFlexMatchesOptimumOnHardInstances(t *testing.T) {
 	base, slack := DefaultWorkload(), DefaultWorkload()
