@@ -29,11 +29,13 @@ import (
 // docs/solver-at-scale.md has what it reaches.
 //
 // This file holds the driver (dueSearches, dueSearch) and the incremental
-// scoring every search shares (setBase, scoreEstimate, incumbent); the
-// searches are in files of their own: exchange.go (split search and the
-// exchanges of tardy jobs), levels.go (the level search of SLA cost),
-// window.go (window search and its iterated walks), guess.go (the guesses
-// that pick which moves to estimate) and critical.go (the maxima).
+// scoring every search shares (setBase, scoreEstimate, incumbent; the
+// evaluator and its per-job terms are in evaluator.go); the searches are
+// in files of their own: exchange.go (split search, the exchanges and
+// admissions of tardy jobs), chains.go (the admissions' ejection chains),
+// levels.go (the level search of SLA cost), window.go (window search and
+// its iterated walks), guess.go (the guesses that pick which moves to
+// estimate) and critical.go (the maxima).
 
 // setBase makes order the evaluator's incumbent: later scoreFrom calls
 // reuse its MPS run up to the first position they change, and
