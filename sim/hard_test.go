@@ -13,8 +13,8 @@ import (
 // the base case, and 90% slack) where the optimum sacrifices jobs and where
 // FLEX once missed it by 5% to 194%: the earliest-deadline starts, the
 // sacrifice orders (solver/candidates.go) and the sacrifice moves of the
-// local search (solver/improve.go) each exist because of one of them. OPT is recomputed by
-// exhaustive search.
+// local search (solver/improve.go) each exist because of one of them. OPT
+// is recomputed by exhaustive search.
 func TestFlexMatchesOptimumOnHardInstances(t *testing.T) {
 	base, slack := DefaultWorkload(), DefaultWorkload()
 	slack.Slack = 0.9
