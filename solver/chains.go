@@ -305,14 +305,14 @@ func (j *justInTime) bestDrop(first, k int, more func() bool, scored func([]int)
 	n := len(j.cand)
 	copy(j.scratch, j.cand)
 	best, bestS := -1, score{}
-	for _, x := range j.scratch[:first+1] {
+	for at, x := range j.scratch[:first+1] {
 		if x == k || j.out[x] && !j.keep[x] {
 			continue
 		}
 		if !more() {
 			break
 		}
-		moveTo(j.cand, j.scratch, slices.Index(j.scratch, x), n)
+		moveTo(j.cand, j.scratch, at, n)
 		if t := scored(j.cand); best < 0 || t.less(bestS) {
 			best, bestS = x, t
 			copy(j.alt, j.cand)
