@@ -371,7 +371,12 @@ func TestFlexAdmitsFront(t *testing.T) {
 //   - seed 22's base case at J = 200, instance 8: weighted tardiness 4.01605
 //     (the reference's) where every search of FLEX's ended at 1.15 times it
 //     before its last stage swapped a late job with a big one on time
-//     ahead of it (solver's bigSwaps).
+//     ahead of it (solver's bigSwaps);
+//   - seed 49's base case at J = 200, instance 5: max_tardiness and
+//     max_lateness 0.70926 (the reference's, six jobs within 0.01 of it)
+//     where FLEX had 1.062 times it at the default effort and 1.032 at
+//     effort 8, before its critical search moved the jobs just ahead of
+//     the critical one earlier (solver's criticalAheadJobs).
 func TestFlexOnUnseenSeeds(t *testing.T) {
 	base200 := Workload{Jobs: 200, Slots: 2000, Small: 0.8, Slack: 0.75}
 	base100 := Workload{Jobs: 100, Slots: 1000, Small: 0.8, Slack: 0.75}
@@ -413,6 +418,8 @@ func TestFlexOnUnseenSeeds(t *testing.T) {
 		{base100, 43, 5, penalty.TardyJobs, 4, 1},
 		{base200, 48, 9, penalty.TardyJobs, 11, 1},
 		{base200, 22, 8, penalty.WeightedTardiness, 4.01605, 1.01},
+		{base200, 49, 5, penalty.MaxTardiness, 0.70926, 1.001},
+		{base200, 49, 5, penalty.MaxLateness, 0.70926, 1.001},
 	} {
 		p := GenerateInstance(c.w, c.seed, c.instance)
 		p.Metric = c.metric

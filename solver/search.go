@@ -301,6 +301,17 @@ func (in *incumbent) confirm() {
 // as long at J = 100 and 200, the others 0.90 to 0.95, for answers as good
 // (docs/solver-at-scale-log.md, session 52).
 func (in *incumbent) try(cand []int, p, q int) bool {
+	return in.tryIf(cand, p, q, false)
+}
+
+// tryLower is try keeping cand only when it lowers the value itself, not
+// just the tie-breaker (score.second).
+func (in *incumbent) tryLower(cand []int, p, q int) bool {
+	return in.tryIf(cand, p, q, true)
+}
+
+// tryIf is try, or tryLower with lower.
+func (in *incumbent) tryIf(cand []int, p, q int, lower bool) bool {
 	if p-in.valid > recordGap {
 		in.record()
 	}
@@ -314,7 +325,7 @@ func (in *incumbent) try(cand []int, p, q int) bool {
 		// bought then).
 		in.full++
 	}
-	if !t.lessBy(in.s, estimateTol) {
+	if !t.lessBy(in.s, estimateTol) || lower && !(t.value < in.s.value-estimateTol*math.Abs(in.s.value)) {
 		return false
 	}
 	in.s, in.exact = t, false
