@@ -93,8 +93,8 @@ func aheadEarlier(inc *incumbent, cand []int, i, budget int) bool {
 // criticalAheadJobs is how many of the jobs just ahead of the critical one
 // aheadEarlier tries earlier. Moving a job that holds slots just before
 // the critical one earlier lets it finish sooner and hand its slots down
-// the order, where moving it behind the critical job makes it critical
-// itself: on seed 49's J = 200 base case, instance 5 (a seed the search
+// the order, where moving it just behind the critical job (the search's
+// other move) can make it critical itself: on seed 49's J = 200 base case, instance 5 (a seed the search
 // was not tuned on), max_tardiness read 0.7533 at the default effort and
 // 0.7323 at effort 8 against the best known 0.7093, which two such moves
 // reach. Measured at the default effort, four seeds of the kicks, summed
@@ -113,9 +113,11 @@ func aheadEarlier(inc *incumbent, cand []int, i, budget int) bool {
 //   - the other maxima at J = 200 (seeds 1 and 48 to 51): the same or a
 //     little better (max_weighted_response_time 0.0101 -> 0.0051).
 //
-// Ten jobs did about as well (J = 200 0.0651, 0.0663, 0.0525, 0.0587, the
-// worst instances higher). The time is the budget's: BenchmarkSolve 0.95
-// to 0.99 times as long at J = 100 and 200, J = 1,000 the same.
+// Ten jobs did about as well (the 34 cells at J = 200 without seeds 48 to
+// 51: 0.0651, 0.0663, 0.0525, 0.0587 against six's 0.0671, 0.0674, 0.0585,
+// 0.0642), with worst instances of 1.03 to 1.04 against 1.02 to 1.03. The
+// time is the budget's: BenchmarkSolve 0.95 to 0.99 times as long at J =
+// 100 and 200, J = 1,000 the same.
 const criticalAheadJobs = 6
 
 // criticalPosition scores order and returns the position of the job that
