@@ -16,9 +16,9 @@ import (
 // each of the criticalAheadJobs jobs just ahead of it moved earlier
 // (aheadEarlier): about 2 J schedules a pass instead of the J^2 of every
 // insertion, scored from the incumbent's prefix (mps.Packer.Resume).
-// First improvement of the score
-// (the maximum, then the tie-breaker that sums every job's penalty, so a
-// pass also makes progress when the maximum is tied), until a pass finds
+// First improvement of the score (the maximum, then the tie-breaker that
+// sums every job's penalty, so a pass also makes progress when the maximum
+// is tied; aheadEarlier's moves only of the maximum), until a pass finds
 // nothing or the budget is spent. start's score is *s (nil: taken from
 // the run that records it, as windowSearch does). Besides the answer, its
 // score and the evaluations spent, it returns the position of the job that
@@ -94,12 +94,13 @@ func aheadEarlier(inc *incumbent, cand []int, i, budget int) bool {
 // aheadEarlier tries earlier. Moving a job that holds slots just before
 // the critical one earlier lets it finish sooner and hand its slots down
 // the order, where moving it just behind the critical job (the search's
-// other move) can make it critical itself: on seed 49's J = 200 base case, instance 5 (a seed the search
-// was not tuned on), max_tardiness read 0.7533 at the default effort and
-// 0.7323 at effort 8 against the best known 0.7093, which two such moves
-// reach. Measured at the default effort, four seeds of the kicks, summed
-// excess over the best known (references at effort 10 on seed 1 and 20 on
-// the others; docs/solver-at-scale-log.md, session 55):
+// other move) can make it critical itself: on seed 49's J = 200 base
+// case, instance 5 (a seed the search was not tuned on), max_tardiness
+// read 0.7533 at the default effort and 0.7323 at effort 8 against the
+// best known 0.7093, which two such moves reach. Measured at the default
+// effort, four seeds of the kicks, summed excess over the best known
+// (references at effort 10 on seed 1 and 20 on the others;
+// docs/solver-at-scale-log.md, session 55):
 //   - J = 200, 42 cells (seeds 1, 10 to 13, 20 to 25, 36, 37 and 44 to
 //     51, both settings): max_tardiness 0.1630 -> 0.0845, max_lateness
 //     0.1658 -> 0.0852, max_weighted_tardiness 0.1361 -> 0.0693,

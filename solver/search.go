@@ -325,7 +325,10 @@ func (in *incumbent) tryIf(cand []int, p, q int, lower bool) bool {
 		// bought then).
 		in.full++
 	}
-	if !t.lessBy(in.s, estimateTol) || lower && !(t.value < in.s.value-estimateTol*math.Abs(in.s.value)) {
+	if !t.lessBy(in.s, estimateTol) {
+		return false
+	}
+	if lower && !(t.value < in.s.value-estimateTol*math.Abs(in.s.value)) {
 		return false
 	}
 	in.s, in.exact = t, false
