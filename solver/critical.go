@@ -11,14 +11,15 @@ import (
 
 // criticalSearch is local search for a maximum past maxExhaustiveSearchJobs:
 // only the job that attains the maximum (the most penalised; ties to the
-// earliest) matters, so each pass tries it earlier, one position at a time
-// back to the front, then each job ahead of it moved just behind it, then
-// each of the criticalAheadJobs jobs just ahead of it moved earlier
-// (aheadEarlier): about 2 J schedules a pass instead of the J^2 of every
-// insertion, scored from the incumbent's prefix (mps.Packer.Resume).
-// First improvement of the score (the maximum, then the tie-breaker that
-// sums every job's penalty, so a pass also makes progress when the maximum
-// is tied; aheadEarlier's moves only of the maximum), until a pass finds
+// earliest) matters, so each pass tries it 1, 2, 4, ... positions earlier
+// and at the front (moveEarlier), then each job ahead of it moved just
+// behind it, then each of the criticalAheadJobs jobs just ahead of it
+// moved earlier as the critical job is: about J schedules a pass instead
+// of the J^2 of every insertion, scored from the incumbent's prefix
+// (mps.Packer.Resume). First improvement of the score (the maximum, then
+// the tie-breaker that sums every job's penalty, so a pass also makes
+// progress when the maximum is tied; the jobs ahead moved earlier only on
+// the maximum), until a pass finds
 // nothing or the budget is spent. start's score is *s (nil: taken from
 // the run that records it, as windowSearch does). Besides the answer, its
 // score and the evaluations spent, it returns the position of the job that
@@ -43,12 +44,8 @@ func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, s
 		inc.record()
 		inc.full++
 		c = ev.criticalOf(inc.order)
-		for k := c - 1; k >= 0 && inc.spent() < budget; k-- {
-			moveTo(cand, inc.order, c, k)
-			if inc.try(cand, k, c) {
-				improved = true
-				break
-			}
+		if c > 0 {
+			improved = moveEarlier(inc, cand, c, budget, false)
 		}
 		for i := c - 1; !improved && i >= 0 && inc.spent() < budget; i-- {
 			moveTo(cand, inc.order, i, c+1)
@@ -57,7 +54,7 @@ func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, s
 			}
 		}
 		for i := c - 1; !improved && i >= max(1, c-criticalAheadJobs) && inc.spent() < budget; i-- {
-			improved = aheadEarlier(inc, cand, i, budget)
+			improved = moveEarlier(inc, cand, i, budget, true)
 		}
 	}
 	if improved {
@@ -67,20 +64,47 @@ func (ev *evaluator) criticalSearch(start []int, s *score, budget int) ([]int, s
 	return o, sc, used, c
 }
 
-// aheadEarlier is criticalSearch's third move: the job at position i, one
-// of the criticalAheadJobs jobs just ahead of the critical one, tried 1, 2,
-// 4, ... positions earlier and at the front, until a move lowers the
-// maximum (kept, true) or the budget is spent. Only a lower maximum keeps
-// a move, not a lower tie-breaker (incumbent.tryLower): kept on the
-// tie-breaker too, these moves walked the plateaus and lost the kicks'
-// budget, and seed 21's J = 200 instance 3 (max_weighted_lateness, locked
-// by sim's TestFlexOnUnseenSeeds) went from 0.1386 to 0.1621; at J = 100
-// the summed excess over the best known doubled.
-func aheadEarlier(inc *incumbent, cand []int, i, budget int) bool {
+// moveEarlier tries the job at position i of the incumbent 1, 2, 4, ...
+// positions earlier and at the front, until a move improves (kept, true)
+// or the budget is spent; with lower, only a lower maximum keeps a move,
+// not a lower tie-breaker (incumbent.tryIf).
+//
+// criticalSearch moves the critical job so, rather than to every earlier
+// position: a pass costs about log J schedules instead of J there, and the
+// budget that frees goes to more passes and more of iterateCritical's
+// kicks. Measured with criticalAheadJobs' moves in, at the default effort,
+// four seeds of the kicks, summed excess over the best known of the four
+// deadline maxima (max_tardiness, max_lateness, max_weighted_tardiness,
+// max_weighted_lateness; the cells of criticalAheadJobs,
+// docs/solver-at-scale-log.md, session 55):
+//   - J = 200, 42 cells: 0.0845 -> 0.0548, 0.0852 -> 0.0559, 0.0693 ->
+//     0.0419, 0.0759 -> 0.0474 (none past 1% either way); on seeds 48 to
+//     51 alone 0.0174 -> 0.0123, 0.0178 -> 0.0127, 0.0108 -> 0.0054,
+//     0.0117 -> 0.0066;
+//   - J = 100, 34 cells: 0.0052 -> 0.0010, 0.0031 -> 0.0010, 0.0029 ->
+//     0.0014, 0.0061 -> 0.0029;
+//   - J = 20 and 50: the same; the other maxima at J = 100 and 200 (seeds
+//     1 and 48 to 51) the same or lower (J = 200 max_response_time 0.0016
+//     -> 0.0008, max_weighted_response_time 0.0051 -> 0.0031).
+//
+// Trying fewer of the jobs ahead of the critical one just behind it did
+// not pay as a whole: only those 1, 2, 4, ... positions ahead, or only
+// the nearest eight and the first, did better at J = 200 (the 34 cells
+// without seeds 48 to 51, max_tardiness 0.0425 -> 0.0342 and 0.0290) but
+// worse at J = 100 on the weighted maxima (max_weighted_lateness 0.0029 ->
+// 0.0079 and 0.0076, an instance at 1.03 and 1.045); not made.
+//
+// The jobs ahead of the critical one (criticalAheadJobs) move with lower:
+// kept on the tie-breaker too, those moves walked the plateaus and lost
+// the kicks' budget, and seed 21's J = 200 instance 3
+// (max_weighted_lateness, locked by sim's TestFlexOnUnseenSeeds) went from
+// 0.1386 to 0.1621; at J = 100 the summed excess over the best known
+// doubled.
+func moveEarlier(inc *incumbent, cand []int, i, budget int, lower bool) bool {
 	for d := 1; inc.spent() < budget; d *= 2 {
 		k := max(0, i-d)
 		moveTo(cand, inc.order, i, k)
-		if inc.tryLower(cand, k, i) {
+		if inc.tryIf(cand, k, i, lower) {
 			return true
 		}
 		if k == 0 {
@@ -91,7 +115,8 @@ func aheadEarlier(inc *incumbent, cand []int, i, budget int) bool {
 }
 
 // criticalAheadJobs is how many of the jobs just ahead of the critical one
-// aheadEarlier tries earlier. Moving a job that holds slots just before
+// criticalSearch moves earlier (moveEarlier, keeping a move only
+// when the maximum falls). Moving a job that holds slots just before
 // the critical one earlier lets it finish sooner and hand its slots down
 // the order, where moving it just behind the critical job (the search's
 // other move) can make it critical itself: on seed 49's J = 200 base

@@ -304,13 +304,8 @@ func (in *incumbent) try(cand []int, p, q int) bool {
 	return in.tryIf(cand, p, q, false)
 }
 
-// tryLower is try keeping cand only when it lowers the value itself, not
-// just the tie-breaker (score.second).
-func (in *incumbent) tryLower(cand []int, p, q int) bool {
-	return in.tryIf(cand, p, q, true)
-}
-
-// tryIf is try, or tryLower with lower.
+// tryIf is try; with lower it keeps cand only when it lowers the value
+// itself, not just the tie-breaker (score.second).
 func (in *incumbent) tryIf(cand []int, p, q int, lower bool) bool {
 	if p-in.valid > recordGap {
 		in.record()
