@@ -19,9 +19,9 @@ import (
 // (mps.Packer.Resume). First improvement of the score (the maximum, then
 // the tie-breaker that sums every job's penalty, so a pass also makes
 // progress when the maximum is tied; the jobs ahead moved earlier only on
-// the maximum), until a pass finds
-// nothing or the budget is spent. start's score is *s (nil: taken from
-// the run that records it, as windowSearch does). Besides the answer, its
+// the maximum), until a pass finds nothing or the budget is spent.
+// start's score is *s (nil: taken from the run that records it, as
+// windowSearch does). Besides the answer, its
 // score and the evaluations spent, it returns the position of the job that
 // attains the answer's maximum (criticalPosition's), or -1 when the budget
 // ended a pass that had moved a job (the position is then not known).
@@ -115,17 +115,18 @@ func moveEarlier(inc *incumbent, cand []int, i, budget int, lower bool) bool {
 }
 
 // criticalAheadJobs is how many of the jobs just ahead of the critical one
-// criticalSearch moves earlier (moveEarlier, keeping a move only
-// when the maximum falls). Moving a job that holds slots just before
-// the critical one earlier lets it finish sooner and hand its slots down
-// the order, where moving it just behind the critical job (the search's
-// other move) can make it critical itself: on seed 49's J = 200 base
-// case, instance 5 (a seed the search was not tuned on), max_tardiness
-// read 0.7533 at the default effort and 0.7323 at effort 8 against the
-// best known 0.7093, which two such moves reach. Measured at the default
-// effort, four seeds of the kicks, summed excess over the best known
-// (references at effort 10 on seed 1 and 20 on the others;
-// docs/solver-at-scale-log.md, session 55):
+// criticalSearch moves earlier (moveEarlier, keeping a move only when the
+// maximum falls). Moving a job that holds slots just before the critical
+// one earlier lets it finish sooner and hand its slots down the order,
+// where moving it just behind the critical job (the search's other move)
+// can make it critical itself: on seed 49's J = 200 base case, instance 5
+// (a seed the search was not tuned on), max_tardiness read 0.7533 at the
+// default effort and 0.7323 at effort 8 against the best known 0.7093,
+// which two such moves reach. Measured at the default effort, four seeds
+// of the kicks, summed excess over the best known (references at effort
+// 10 on seed 1 and 20 on the others; docs/solver-at-scale-log.md, session
+// 55, item 1), with the critical job then still tried at every earlier
+// position:
 //   - J = 200, 42 cells (seeds 1, 10 to 13, 20 to 25, 36, 37 and 44 to
 //     51, both settings): max_tardiness 0.1630 -> 0.0845, max_lateness
 //     0.1658 -> 0.0852, max_weighted_tardiness 0.1361 -> 0.0693,
