@@ -253,5 +253,18 @@ func (ev *evaluator) iterateCriticals(best []int, bestS score, spent, budget int
 const criticalStream = 0xc717
 
 // criticalKickSpan is how many positions a kick of iterated critical
-// search spans, as iterate's (8 window-search reaches).
-const criticalKickSpan = 24
+// search spans. It was 24, as iterate's (8 window-search reaches); once a
+// pass of the critical search cost about log J schedules to move the
+// critical job (moveEarlier), 16 did better. Measured at the default
+// effort, four seeds of the kicks, summed excess over the best known of
+// the four deadline maxima (max_tardiness, max_lateness,
+// max_weighted_tardiness, max_weighted_lateness; docs/solver-at-scale-
+// log.md, session 55, item 9): J = 200, 42 cells (seeds 1, 10 to 13, 20
+// to 25, 36, 37 and 44 to 51, both settings), 0.0548 -> 0.0441, 0.0560 ->
+// 0.0461, 0.0424 -> 0.0311, 0.0474 -> 0.0356 (seeds 48 to 51 alone 0.0123
+// -> 0.0098, 0.0127 -> 0.0101, 0.0054 -> 0.0045, 0.0066 -> 0.0055); J =
+// 100, 34 cells, 0.0010 -> 0.0009, 0.0010 -> 0.0009, 0.0014 -> 0.0013,
+// 0.0029 -> 0.0039. 12 did less well at J = 200 (0.0372 on max_tardiness
+// over the 34 cells without seeds 48 to 51, against 16's 0.0343), 40
+// worse at both sizes.
+const criticalKickSpan = 16
