@@ -35,13 +35,19 @@ func (a score) less(b score) bool {
 // lessBy is less with tol (relative) in place of improveTol, and without
 // cmpTol's care for infinities (sums of finite penalties).
 func (a score) lessBy(b score, tol float64) bool {
-	if a.value < b.value-tol*math.Abs(b.value) {
+	if a.lowerBy(b, tol) {
 		return true
 	}
 	if a.value > b.value+tol*math.Abs(b.value) {
 		return false
 	}
 	return a.second < b.second-tol*math.Abs(b.second)
+}
+
+// lowerBy reports whether a's value is below b's by more than tol
+// (relative), whatever the tie-breakers.
+func (a score) lowerBy(b score, tol float64) bool {
+	return a.value < b.value-tol*math.Abs(b.value)
 }
 
 // cmpTol compares x and y, treating values within improveTol (relative) as

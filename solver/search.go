@@ -323,7 +323,7 @@ func (in *incumbent) tryIf(cand []int, p, q int, lower bool) bool {
 	if !t.lessBy(in.s, estimateTol) {
 		return false
 	}
-	if lower && !(t.value < in.s.value-estimateTol*math.Abs(in.s.value)) {
+	if lower && !t.lowerBy(in.s, estimateTol) {
 		return false
 	}
 	in.s, in.exact = t, false
